@@ -1,0 +1,9 @@
+# Compiler warnings for every target of the project.
+# -Wall -Wextra always; NNET3_WERROR (default ON when the CI variable is set) turns them into
+# errors. -Werror=switch is always on: a switch over an enum must name every value.
+option(NNET3_WERROR "Treat compiler warnings as errors" $ENV{CI})
+set(NNET3_WARNING_FLAGS -Wall -Wextra -Werror=switch)
+if(NNET3_WERROR)
+  list(APPEND NNET3_WARNING_FLAGS -Werror)
+endif()
+add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${NNET3_WARNING_FLAGS}>")

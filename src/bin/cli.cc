@@ -1,0 +1,48 @@
+// bin/cli.cc
+#include "bin/cli.h"
+
+#include <csignal>
+#include <iostream>
+#include <new>
+
+#include "base/log.h"
+
+namespace nnet3 {
+
+int RunTool(int argc, char *argv[], int (*body)(int, char *[])) {
+  SetProgramName(argv[0]);
+  // A closed output pipe becomes a write error with a message (EPIPE)
+  // rather than a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    int status = body(argc, argv);
+    std::cout.flush();
+    if (!std::cout.good()) {
+      std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()
+                << "]) failed to write to standard output\n";
+      return 1;
+    }
+    return status;
+  } catch (const UserError &e) {
+    std::cerr << e.what() << '\n';
+    return 1;
+  } catch (const InternalError &e) {
+    std::cerr << e.what() << '\n';
+    return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()
+              << "]) out of memory\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()
+              << "]) " << e.what() << '\n';
+    return 1;
+  }
+}
+
+int UsageError(const ParseOptions &po) {
+  po.PrintUsage();
+  return 1;
+}
+
+}  // namespace nnet3

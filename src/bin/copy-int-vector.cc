@@ -1,0 +1,65 @@
+// bin/copy-int-vector.cc
+// Copies integer vectors (e.g. alignments), archives or single files.
+#include "bin/cli.h"
+#include "util/holders.h"
+#include "util/stream.h"
+#include "util/table.h"
+
+namespace {
+// A single-file integer vector in Kaldi's WriteIntegerVector form.
+struct IntVectorFile {
+  std::vector<nnet3::int32> v;
+  void Read(std::istream &is, bool binary) {
+    nnet3::ReadIntegerVector(is, binary, &v);
+  }
+  void Write(std::ostream &os, bool binary) const {
+    nnet3::WriteIntegerVector(os, binary, v);
+  }
+};
+}  // namespace
+
+namespace nnet3 {
+
+int CopyIntVector(int argc, char *argv[]) {
+  const char *usage =
+      "Copy vectors of integers, or archives of vectors of integers \n"
+      "(e.g. alignments)\n"
+      "\n"
+      "Usage: copy-int-vector [options] (vector-in-rspecifier|vector-in-rxfilename) "
+      "(vector-out-wspecifier|vector-out-wxfilename)\n"
+      " e.g.: copy-int-vector --binary=false foo -\n"
+      "   copy-int-vector ark:1.ali ark,t:-\n";
+  ParseOptions po(usage);
+  bool binary = true;
+  po.Register("binary", &binary,
+              "Write in binary mode (only relevant if output is a wxfilename)");
+  po.Read(argc, argv);
+  if (po.NumArgs() != 2) return UsageError(po);
+  std::string in = po.GetArg(1), out = po.GetArg(2);
+  bool in_table = ClassifyRspecifier(in, nullptr, nullptr) != kNoRspecifier;
+  bool out_table =
+      ClassifyWspecifier(out, nullptr, nullptr, nullptr) != kNoWspecifier;
+  if (in_table != out_table)
+    NNET3_ERR << "Cannot mix archives/scripts and single files: input '"
+              << in << "' and output '" << out << "'";
+  if (!in_table) {
+    IntVectorFile v;
+    ReadKaldiObject(in, &v);
+    WriteKaldiObject(v, out, binary);
+    NNET3_LOG << "Copied vector to " << PrintableWxfilename(out);
+    return 0;
+  }
+  SequentialInt32VectorReader reader(in);
+  Int32VectorWriter writer(out);
+  int32 num_done = 0;
+  for (; !reader.Done(); reader.Next(), num_done++)
+    writer.Write(reader.Key(), reader.Value());
+  NNET3_LOG << "Copied " << num_done << " vectors of int32.";
+  return num_done != 0 ? 0 : 1;
+}
+
+}  // namespace nnet3
+
+int main(int argc, char *argv[]) {
+  return nnet3::RunTool(argc, argv, nnet3::CopyIntVector);
+}

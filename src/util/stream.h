@@ -1,0 +1,195 @@
+// util/stream.h
+// Kaldi's extended filenames for reading (rxfilename) and writing
+// (wxfilename), and the Input/Output classes that open them:
+//
+//   "" or "-"        standard input / standard output
+//   "cmd args |"     (rx) a pipe from the command (popen "r")
+//   "| cmd args"     (wx) a pipe into the command (popen "w")
+//   "name:123"       (rx) the file "name" from byte offset 123
+//   anything else    a file, unless it is malformed: leading or trailing
+//                    white space, "name:123" for writing, a "|cmd" for
+//                    reading, or something that looks like an r/wspecifier
+//                    ("ark:x", "scp:x") is kNoInput / kNoOutput.
+//
+// Streams use their own 64 KiB buffers over file descriptors. Input streams
+// always know their position (tellg works on pipes too, for messages) and
+// can seek: anywhere in a regular file, and backwards within the buffered
+// data otherwise. Output tellp() works on seekable outputs only (-1 on
+// pipes), which is what an ark,scp writer needs. Standard input keeps one
+// process-wide buffer, so data read ahead by one Input is seen by the next.
+//
+// Errors: Open() throws UserError naming the file when it cannot open it
+// (it returns true otherwise, so Kaldi-style `if (!ki.Open(x))` still
+// reads well). Output::Close() throws on a write error (disk full, ...)
+// and warns and returns false if a pipe's command exited non-zero;
+// Input::Close() returns the pipe's exit status (0 = success).
+//
+// WriteKaldiObject() replaces an existing regular file atomically: it
+// writes "name.tmpXXXXXX" in the same directory and renames it over "name"
+// only when everything was written; on failure the temporary is removed.
+#ifndef NNET3_UTIL_STREAM_H_
+#define NNET3_UTIL_STREAM_H_
+
+#include <cstdio>
+#include <istream>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "base/io.h"
+#include "base/log.h"
+#include "base/types.h"
+
+namespace nnet3 {
+
+enum InputType {
+  kNoInput,
+  kFileInput,
+  kStandardInput,
+  kOffsetFileInput,
+  kPipeInput
+};
+
+enum OutputType {
+  kNoOutput,
+  kFileOutput,
+  kStandardOutput,
+  kPipeOutput
+};
+
+InputType ClassifyRxfilename(const std::string &rxfilename);
+OutputType ClassifyWxfilename(const std::string &wxfilename);
+
+// "standard input" for "" and "-", else the name itself.
+std::string PrintableRxfilename(const std::string &rxfilename);
+// "standard output" for "" and "-", else the name itself.
+std::string PrintableWxfilename(const std::string &wxfilename);
+
+namespace internal {
+class FdStreamBuf;
+}
+
+class Input {
+ public:
+  Input();
+  // Opens (see Open); throws UserError on failure.
+  explicit Input(const std::string &rxfilename,
+                 bool *contents_binary = nullptr);
+  Input(const Input &) = delete;
+  Input &operator=(const Input &) = delete;
+  ~Input();
+
+  // Opens "rxfilename". If contents_binary is not null, reads the Kaldi
+  // header ("\0B" or none) and sets it. Re-opening "name:N" while "name:M"
+  // is open just seeks. Throws UserError on failure; returns true.
+  bool Open(const std::string &rxfilename, bool *contents_binary = nullptr);
+  // The same without reading a header (there is no text/binary distinction
+  // on POSIX systems).
+  bool OpenTextMode(const std::string &rxfilename);
+
+  bool IsOpen() const;
+  // Valid while open.
+  std::istream &Stream();
+  // Closes; returns the pipe command's exit status for pipes (non-zero
+  // after a warning if it failed), else 0. Does nothing if not open.
+  int32 Close();
+
+  InputType Type() const { return type_; }
+  // The rxfilename given to the last Open().
+  const std::string &Rxfilename() const { return rxfilename_; }
+
+ private:
+  void OpenInternal(const std::string &rxfilename);
+  void Reset();
+
+  InputType type_ = kNoInput;
+  std::string rxfilename_;
+  std::string filename_;  // File name without the offset; pipe command.
+  std::unique_ptr<internal::FdStreamBuf> buf_;  // Not for stdin.
+  std::unique_ptr<std::istream> stream_;
+  FILE *pipe_ = nullptr;
+};
+
+class Output {
+ public:
+  Output();
+  // Opens (see Open); throws UserError on failure.
+  Output(const std::string &wxfilename, bool binary, bool write_header = true);
+  Output(const Output &) = delete;
+  Output &operator=(const Output &) = delete;
+  // Closes if still open, and throws UserError if that fails (unless an
+  // exception is already propagating). An output opened with OpenAtomic is
+  // discarded instead when an exception is propagating. Close explicitly
+  // an Output owned through std::unique_ptr or a container.
+  ~Output() noexcept(false);
+
+  // Opens "wxfilename" for writing; with write_header, writes the binary
+  // header "\0B" if binary. Throws UserError on failure; returns true.
+  bool Open(const std::string &wxfilename, bool binary, bool write_header);
+  // Like Open, but when wxfilename names a regular file or nothing yet,
+  // writes a temporary file next to it that Close() renames into place.
+  bool OpenAtomic(const std::string &wxfilename, bool binary,
+                  bool write_header);
+
+  bool IsOpen() const;
+  std::ostream &Stream();
+  // Flushes and closes. Throws UserError if writing failed; returns false
+  // (after a warning) if a pipe command exited non-zero.
+  bool Close();
+  // Closes without committing: an atomic output's temporary is removed.
+  void Abort();
+
+  OutputType Type() const { return type_; }
+  const std::string &Wxfilename() const { return wxfilename_; }
+
+ private:
+  bool OpenInternal(const std::string &wxfilename, bool binary,
+                    bool write_header, bool atomic);
+  void Reset();
+
+  OutputType type_ = kNoOutput;
+  std::string wxfilename_;
+  std::string temp_filename_;  // Set for an atomic output.
+  std::unique_ptr<internal::FdStreamBuf> buf_;  // Not for stdout.
+  std::unique_ptr<std::ostream> stream_;
+  FILE *pipe_ = nullptr;
+};
+
+// Reads an object with `void Read(std::istream &is, bool binary)` from a
+// whole rxfilename (which begins with the Kaldi binary header or not).
+template <class C>
+void ReadKaldiObject(const std::string &rxfilename, C *c) {
+  bool binary_in;
+  Input ki(rxfilename, &binary_in);
+  try {
+    c->Read(ki.Stream(), binary_in);
+  } catch (const UserError &e) {
+    NNET3_ERR << "Failed to read object from "
+              << PrintableRxfilename(rxfilename) << ": " << e.message();
+  }
+  ki.Close();
+}
+
+// Writes an object with `void Write(std::ostream &os, bool binary) const`,
+// with the binary header. A regular file is replaced atomically.
+template <class C>
+void WriteKaldiObject(const C &c, const std::string &wxfilename,
+                      bool binary) {
+  Output ko;
+  ko.OpenAtomic(wxfilename, binary, true);
+  try {
+    c.Write(ko.Stream(), binary);
+  } catch (const UserError &e) {
+    ko.Abort();
+    NNET3_ERR << "Failed to write object to "
+              << PrintableWxfilename(wxfilename) << ": " << e.message();
+  }
+  if (!ko.Close())
+    NNET3_ERR << "Failed to write object to "
+              << PrintableWxfilename(wxfilename)
+              << " (the pipe command failed)";
+}
+
+}  // namespace nnet3
+
+#endif  // NNET3_UTIL_STREAM_H_
