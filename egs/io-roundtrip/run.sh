@@ -102,7 +102,7 @@ if [[ $stage -le 5 ]]; then
   feat-to-dim scp:$work/feats.scp - > $work/feat_dim
   [[ $(cat $work/feat_dim) -eq $dim ]]
   # Every alignment has as many frames as its features.
-  awk '{print $1, NF-1}' $work/ali.txt | cmp - $work/utt2num_frames
+  awk '{print $1, NF-1}' $work/ali.txt | cmp - <(awk '{print $1, $2}' $work/utt2num_frames)
   matrix-sum-rows --do-average=true scp:$work/feats.scp ark,t:$work/means.txt
   copy-int-vector ark,t:$work/ali.txt ark:$work/ali.ark
   ali-to-post ark:$work/ali.ark ark:- | copy-post ark:- ark,t:$work/post.txt

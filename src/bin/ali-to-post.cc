@@ -10,18 +10,11 @@ namespace nnet3 {
 
 int AliToPost(int argc, char *argv[]) {
   const char *usage =
-      "Convert alignments to posteriors.  This is simply a format change\n"
-      "from integer vectors to Posteriors, which are vectors of lists of\n"
-      "pairs (int, float) where the float represents the posterior.  The\n"
-      "floats would all be 1.0 in this case.\n"
-      "The posteriors will still be in terms of whatever integer index\n"
-      "the input contained, which will be transition-ids if they came\n"
-      "directly from decoding, or pdf-ids if they were processed by\n"
-      "ali-to-pdf.\n"
+      "Turns alignments (one integer per frame) into posteriors: frame t\n"
+      "becomes the single pair (ali[t], 1.0). The integers are kept as they\n"
+      "are (transition-ids or pdf-ids, whichever the alignment holds).\n"
       "Usage:  ali-to-post [options] <alignments-rspecifier> <posteriors-wspecifier>\n"
-      "e.g.:\n"
-      " ali-to-post ark:1.ali ark:1.post\n"
-      "See also: ali-to-pdf, ali-to-phones, show-alignments, post-to-weights\n";
+      "e.g.: ali-to-post ark:pdf_ali.ark ark:post.ark\n";
   ParseOptions po(usage);
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);

@@ -8,31 +8,30 @@ namespace nnet3 {
 
 int CopyFeats(int argc, char *argv[]) {
   const char *usage =
-      "Copy features [and possibly change format]\n"
+      "Copies feature matrices, optionally converting between text and\n"
+      "binary or compressing them.\n"
       "Usage: copy-feats [options] <feature-rspecifier> <feature-wspecifier>\n"
       " or:   copy-feats [options] <feats-rxfilename> <feats-wxfilename>\n"
-      "e.g.: copy-feats ark:- ark,scp:foo.ark,foo.scp\n"
-      " or: copy-feats ark:foo.ark ark,t:txt.ark\n"
+      "e.g.: copy-feats ark:raw.ark ark,scp:feats.ark,feats.scp\n"
+      "      copy-feats --compress=true scp:feats.scp ark:- | ...\n"
       "See also: copy-matrix, feat-to-len, feat-to-dim\n";
   ParseOptions po(usage);
   bool binary = true, compress = false;
   int32 compression_method = 1;
   std::string num_frames_wspecifier;
   po.Register("binary", &binary,
-              "Binary-mode output (not relevant if writing to archive)");
+              "Write single-file output in binary (archives take b/t from "
+              "the wspecifier)");
   po.Register("compress", &compress,
-              "If true, write output in compressed form (only currently "
-              "supported for wxfilename, i.e. archive/script output)");
+              "Store the output as compressed matrices (CM, CM2 or CM3)");
   po.Register("compression-method", &compression_method,
-              "Only relevant if --compress=true; the method (1 through 7) "
-              "to compress the matrix. 1 = automatic, 2 = speech features, "
-              "3 = 2-byte automatic, 4 = 2-byte signed integer, "
-              "5 = 1-byte automatic, 6 = 1-byte unsigned integer, "
-              "7 = 1-byte in [0, 1]");
+              "With --compress: 1 = automatic (2 if more than 8 rows, else "
+              "3), 2 = per-column percentiles, 3 = two bytes per value, "
+              "4 = two-byte integers, 5 = one byte per value, "
+              "6 = one-byte unsigned integers, 7 = one byte in [0, 1]");
   po.Register("write-num-frames", &num_frames_wspecifier,
-              "Wspecifier to write length in frames of each utterance. "
-              "e.g. 'ark,t:utt2num_frames'.  Only applicable if writing "
-              "tables, not when this program is writing individual files.");
+              "Also write each matrix's number of rows to this wspecifier, "
+              "e.g. ark,t:utt2num_frames (table input only)");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   if (compression_method < 1 || compression_method > 7)

@@ -22,17 +22,14 @@ namespace nnet3 {
 
 int CopyIntVector(int argc, char *argv[]) {
   const char *usage =
-      "Copy vectors of integers, or archives of vectors of integers \n"
-      "(e.g. alignments)\n"
-      "\n"
+      "Copies integer vectors such as alignments (single files or tables).\n"
       "Usage: copy-int-vector [options] (vector-in-rspecifier|vector-in-rxfilename) "
       "(vector-out-wspecifier|vector-out-wxfilename)\n"
-      " e.g.: copy-int-vector --binary=false foo -\n"
-      "   copy-int-vector ark:1.ali ark,t:-\n";
+      "e.g.: copy-int-vector ark:ali.1.ark ark,t:-\n";
   ParseOptions po(usage);
   bool binary = true;
   po.Register("binary", &binary,
-              "Write in binary mode (only relevant if output is a wxfilename)");
+              "Write single-file output in binary");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   std::string in = po.GetArg(1), out = po.GetArg(2);

@@ -23,29 +23,27 @@ namespace nnet3 {
 
 int CopyMatrix(int argc, char *argv[]) {
   const char *usage =
-      "Copy matrices, or archives of matrices (e.g. features or transforms)\n"
-      "Also see copy-feats which has other format options\n"
-      "\n"
+      "Copies matrices (single files or tables), optionally scaling them or\n"
+      "applying an elementwise function.\n"
       "Usage: copy-matrix [options] <matrix-in-rspecifier> <matrix-out-wspecifier>\n"
       "  or: copy-matrix [options] <matrix-in-rxfilename> <matrix-out-wxfilename>\n"
-      " e.g.: copy-matrix --binary=false 1.mat -\n"
-      "   copy-matrix ark:2.trans ark,t:-\n"
-      "See also: copy-feats, matrix-sum\n";
+      "e.g.: copy-matrix --binary=false final.mat -\n"
+      "      copy-matrix --scale=0.5 ark:in.ark ark,t:-\n"
+      "See also: copy-feats\n";
   ParseOptions po(usage);
   bool binary = true, apply_log = false, apply_exp = false,
        apply_softmax_per_row = false;
   BaseFloat scale = 1.0, apply_power = 1.0;
   po.Register("binary", &binary,
-              "Write in binary mode (only relevant if output is a wxfilename)");
-  po.Register("scale", &scale,
-              "This option can be used to scale the matrices being copied.");
+              "Write single-file output in binary");
+  po.Register("scale", &scale, "Multiply every matrix by this factor");
   po.Register("apply-log", &apply_log,
-              "Apply log to the matrices (values are floored at 1e-20 first).");
-  po.Register("apply-exp", &apply_exp, "Apply exp to the matrices.");
+              "Take the log of every element (floored at 1e-20 first)");
+  po.Register("apply-exp", &apply_exp, "Take the exp of every element");
   po.Register("apply-power", &apply_power,
-              "Raise every element of the matrices to this power.");
+              "Raise every element to this power");
   po.Register("apply-softmax-per-row", &apply_softmax_per_row,
-              "Apply a softmax to each row of the matrices.");
+              "Replace each row by its softmax");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   if ((apply_log && apply_exp) || (apply_softmax_per_row && apply_exp) ||

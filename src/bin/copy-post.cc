@@ -8,13 +8,12 @@ namespace nnet3 {
 
 int CopyPost(int argc, char *argv[]) {
   const char *usage =
-      "Copy archives of posteriors, with optional scaling\n"
-      "\n"
-      "Usage: copy-post <post-rspecifier> <post-wspecifier>\n"
-      "See also: post-to-weights, scale-post, sum-post, weight-post ...\n";
+      "Copies tables of posteriors, optionally scaling their weights.\n"
+      "Usage: copy-post [options] <post-rspecifier> <post-wspecifier>\n"
+      "e.g.: copy-post ark:post.ark ark,t:-\n";
   ParseOptions po(usage);
   BaseFloat scale = 1.0;
-  po.Register("scale", &scale, "Scale for posteriors");
+  po.Register("scale", &scale, "Multiply every posterior weight by this");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   SequentialPosteriorReader reader(po.GetArg(1));

@@ -17,22 +17,21 @@ namespace nnet3 {
 
 int CopyVector(int argc, char *argv[]) {
   const char *usage =
-      "Copy vectors, or archives of vectors (e.g. transition-accs; speaker vectors)\n"
-      "\n"
+      "Copies vectors (single files or tables), optionally scaling them or\n"
+      "changing their dimension.\n"
       "Usage: copy-vector [options] (<vector-in-rspecifier>|<vector-in-rxfilename>) "
       "(<vector-out-wspecifier>|<vector-out-wxfilename>)\n"
-      " e.g.: copy-vector --binary=false 1.mat -\n"
-      "   copy-vector ark:2.trans ark,t:-\n";
+      "e.g.: copy-vector --binary=false prior.vec -\n"
+      "      copy-vector ark:ivectors.ark ark,t:-\n";
   ParseOptions po(usage);
   bool binary = true;
   int32 change_dim = -1;
   BaseFloat scale = 1.0;
   po.Register("binary", &binary,
-              "Write in binary mode (only relevant if output is a wxfilename)");
-  po.Register("scale", &scale,
-              "This option can be used to scale the vectors being copied.");
+              "Write single-file output in binary");
+  po.Register("scale", &scale, "Multiply every vector by this factor");
   po.Register("change-dim", &change_dim,
-              "Use this option to truncate or zero-pad the vectors.");
+              "If >= 0, cut or zero-pad every vector to this dimension");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   std::string in = po.GetArg(1), out = po.GetArg(2);

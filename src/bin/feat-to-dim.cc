@@ -10,13 +10,9 @@ namespace nnet3 {
 
 int FeatToDim(int argc, char *argv[]) {
   const char *usage =
-      "Reads an archive of features.  If second argument is wxfilename, "
-      "writes\n"
-      "the feature dimension of the first feature file; if second argument "
-      "is\n"
-      "wspecifier, writes an archive of the feature dimension, indexed by "
-      "utterance\n"
-      "id.\n"
+      "Writes feature dimensions (numbers of columns). With a wspecifier as\n"
+      "second argument, one per key; with a wxfilename such as -, the\n"
+      "dimension of the first matrix only.\n"
       "Usage: feat-to-dim [options] <feat-rspecifier> (<dim-wspecifier>|<dim-wxfilename>)\n"
       "e.g.: feat-to-dim scp:feats.scp -\n";
   ParseOptions po(usage);

@@ -10,10 +10,8 @@ namespace nnet3 {
 
 int FeatToLen(int argc, char *argv[]) {
   const char *usage =
-      "Reads an archive of features and writes a corresponding archive\n"
-      "that maps utterance-id to utterance length in frames, or (with\n"
-      "one argument) print to stdout the total number of frames in the\n"
-      "input archive.\n"
+      "Writes the number of frames (rows) of each feature matrix, keyed like\n"
+      "the input; with one argument, prints the total number of frames.\n"
       "Usage: feat-to-len [options] <in-rspecifier> [<out-wspecifier>]\n"
       "e.g.: feat-to-len scp:feats.scp ark,t:feats.lengths\n"
       "or: feat-to-len scp:feats.scp\n";

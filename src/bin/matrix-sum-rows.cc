@@ -7,16 +7,13 @@ namespace nnet3 {
 
 int MatrixSumRows(int argc, char *argv[]) {
   const char *usage =
-      "Sum the rows of an input table of matrices and output the "
-      "corresponding\n"
-      "table of vectors\n"
-      "\n"
+      "Writes, for each matrix of a table, the vector of its row sums (or,\n"
+      "with --do-average, row means).\n"
       "Usage: matrix-sum-rows [options] <matrix-rspecifier> <vector-wspecifier>\n"
-      "e.g.: matrix-sum-rows ark:- ark:- | vector-sum ark:- sum.vec\n"
-      "See also: matrix-sum, vector-sum\n";
+      "e.g.: matrix-sum-rows --do-average=true scp:feats.scp ark,t:means.txt\n";
   ParseOptions po(usage);
   bool do_average = false;
-  po.Register("do-average", &do_average, "Do average instead of sum");
+  po.Register("do-average", &do_average, "Write row means instead of sums");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   SequentialBaseFloatMatrixReader reader(po.GetArg(1));

@@ -40,13 +40,14 @@ template <> struct OptionTypeOf<std::string> { static const int value = 5; };
 ParseOptions::ParseOptions(const char *usage) : usage_(usage ? usage : "") {
   verbose_ = GetVerboseLevel();
   RegisterStandard("config", &config_,
-                   "Configuration file to read (this option may be "
-                   "repeated)");
+                   "Read options from this file, one --name=value per line "
+                   "(may be given more than once)");
   RegisterStandard("print-args", &print_args_,
-                   "Print the command line arguments (to stderr)");
-  RegisterStandard("help", &help_, "Print out usage message");
+                   "Echo the command line to stderr");
+  RegisterStandard("help", &help_, "Print this message and exit");
   RegisterStandard("verbose", &verbose_,
-                   "Verbose level (higher->more logging)");
+                   "Logging level: VLOG(n) messages with n <= this are "
+                   "printed");
 }
 
 ParseOptions::ParseOptions(const std::string &prefix, OptionsItf *other)
@@ -80,7 +81,7 @@ void ParseOptions::RegisterCommon(const std::string &name, OptionType type,
   NNET3_ASSERT(!name.empty() && name.find('=') == std::string::npos);
   std::string key = NormalizeName(name);
   if (options_.count(key) != 0) {
-    NNET3_WARN << "Registering option twice, ignoring second time: " << name;
+    NNET3_WARN << "Option registered twice, keeping the first: " << name;
     return;
   }
   options_[key] = OptionInfo{name, doc, type, ptr, is_standard};

@@ -31,8 +31,8 @@ namespace internal {
 class FdStreamBuf : public std::streambuf {
  public:
   enum Mode { kRead, kWrite };
-  static const size_t kBufSize = 64 * 1024;
-  static const size_t kPutback = 256;
+  static constexpr size_t kBufSize = 64 * 1024;
+  static constexpr size_t kPutback = 256;
 
   FdStreamBuf(int fd, Mode mode, bool own_fd)
       : fd_(fd), mode_(mode), own_fd_(own_fd) {

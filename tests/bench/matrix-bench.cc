@@ -38,15 +38,29 @@ void BenchGemm(int m, int k, int n, int reps) {
   A.SetRandn(&rs);
   B.SetRandn(&rs);
   std::vector<double> wrapped, direct;
-  for (int r = 0; r < reps + 1; r++) {
-    Timer t1;
+  auto time_wrapped = [&]() {
+    Timer t;
     C.AddMatMat(1.0, A, kNoTrans, B, kNoTrans, 0.0);
-    double e1 = t1.Elapsed();
-    Timer t2;
+    return t.Elapsed();
+  };
+  auto time_direct = [&]() {
+    Timer t;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
                 A.Data(), A.Stride(), B.Data(), B.Stride(), 0.0f, D.Data(),
                 D.Stride());
-    double e2 = t2.Elapsed();
+    return t.Elapsed();
+  };
+  for (int r = 0; r < reps + 1; r++) {
+    // Alternate which goes first, so cache and clock effects of the order
+    // cancel out.
+    double e1, e2;
+    if (r % 2 == 0) {
+      e1 = time_wrapped();
+      e2 = time_direct();
+    } else {
+      e2 = time_direct();
+      e1 = time_wrapped();
+    }
     if (r > 0) {  // the first round warms caches and thread pools
       wrapped.push_back(e1);
       direct.push_back(e2);
@@ -137,9 +151,9 @@ int main(int argc, char *argv[]) {
   }
   openblas_set_num_threads(threads);
   std::printf("OpenBLAS threads: %d, repetitions: %d (medians)\n", threads, reps);
-  nnet3::BenchGemm(512, 1536, 1024, reps);
-  nnet3::BenchGemm(256, 200, 1024, reps * 4);
-  if (!quick) nnet3::BenchGemm(8192, 1024, 3000, std::max(3, reps / 2));
+  nnet3::BenchGemm(512, 1536, 1024, reps * 3);
+  nnet3::BenchGemm(256, 200, 1024, reps * 10);
+  if (!quick) nnet3::BenchGemm(8192, 1024, 3000, std::max(5, reps));
   nnet3::BenchTableRead(quick ? 20 : archive_mb);
   return 0;
 }

@@ -244,7 +244,7 @@ TEST(OptionsTest, HelpPrintsUsageAndExits) {
               "default = 10\\)\n");
   EXPECT_EXIT(run(), testing::ExitedWithCode(0),
               "Standard options:\n  --config                    : "
-              "Configuration file to read");
+              "Read options from this file");
   EXPECT_EXIT(run(), testing::ExitedWithCode(0),
               "  --use_gpu                   : Use the GPU \\(bool, default "
               "= false\\)");

@@ -78,11 +78,11 @@ TEST(TextTest, ConvertStringToInteger) {
   EXPECT_FALSE(ConvertStringToInteger("1.5", &i));
   EXPECT_FALSE(ConvertStringToInteger("3000000000", &i));
   EXPECT_EQ(i, 99);  // Untouched on failure.
-  uint32 u;
+  uint32 u = 0;
   EXPECT_FALSE(ConvertStringToInteger("-1", &u));
   EXPECT_TRUE(ConvertStringToInteger("4000000000", &u));
   EXPECT_EQ(u, 4000000000u);
-  int8 c;
+  int8 c = 0;
   EXPECT_FALSE(ConvertStringToInteger("200", &c));
   EXPECT_TRUE(ConvertStringToInteger("-128", &c));
   EXPECT_EQ(c, -128);
