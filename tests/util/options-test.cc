@@ -267,7 +267,7 @@ TEST(OptionsTest, DuplicateRegistrationKeepsTheFirst) {
   test::LogCapture log;
   po.Register("x", &a, "first");
   po.Register("x", &b, "second");
-  EXPECT_TRUE(log.Contains("Registering option twice"));
+  EXPECT_TRUE(log.Contains("Option registered twice"));
   EXPECT_EQ(Parse(&po, {"prog", "--x=9"}), "");
   EXPECT_EQ(a, 9);
   EXPECT_EQ(b, 2);
