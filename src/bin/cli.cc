@@ -6,6 +6,7 @@
 #include <new>
 
 #include "base/log.h"
+#include "util/table-spec.h"
 
 namespace nnet3 {
 
@@ -43,6 +44,17 @@ int RunTool(int argc, char *argv[], int (*body)(int, char *[])) {
 int UsageError(const ParseOptions &po) {
   po.PrintUsage();
   return 1;
+}
+
+bool TablesNotFiles(const std::string &in, const std::string &out) {
+  bool in_table = ClassifyRspecifier(in, nullptr, nullptr) != kNoRspecifier;
+  bool out_table =
+      ClassifyWspecifier(out, nullptr, nullptr, nullptr) != kNoWspecifier;
+  if (in_table != out_table)
+    NNET3_ERR << "Cannot mix tables and single files: input '" << in
+              << "' is " << (in_table ? "a table" : "a file") << ", output '"
+              << out << "' is " << (out_table ? "a table" : "a file");
+  return in_table;
 }
 
 }  // namespace nnet3

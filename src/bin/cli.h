@@ -23,6 +23,11 @@ int RunTool(int argc, char *argv[], int (*body)(int, char *[]));
 // Prints the usage and returns the exit status for "wrong arguments" (1).
 int UsageError(const ParseOptions &po);
 
+// For tools that take either tables or single files: true if "in" is an
+// rspecifier and "out" a wspecifier, false if both are plain file names;
+// mixing the two is a UserError naming both.
+bool TablesNotFiles(const std::string &in, const std::string &out);
+
 }  // namespace nnet3
 
 #endif  // NNET3_BIN_CLI_H_

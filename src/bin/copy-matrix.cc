@@ -51,13 +51,7 @@ int CopyMatrix(int argc, char *argv[]) {
     NNET3_ERR << "Only one of --apply-log, --apply-exp and "
                  "--apply-softmax-per-row can be given";
   std::string in = po.GetArg(1), out = po.GetArg(2);
-  bool in_table = ClassifyRspecifier(in, nullptr, nullptr) != kNoRspecifier;
-  bool out_table =
-      ClassifyWspecifier(out, nullptr, nullptr, nullptr) != kNoWspecifier;
-  if (in_table != out_table)
-    NNET3_ERR << "Cannot mix archives/scripts and single files: input '"
-              << in << "' and output '" << out << "'";
-  if (!in_table) {
+  if (!TablesNotFiles(in, out)) {
     Matrix<BaseFloat> mat;
     ReadKaldiObject(in, &mat);
     Transform(&mat, scale, apply_log, apply_exp, apply_softmax_per_row,

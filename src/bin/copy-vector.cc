@@ -35,13 +35,7 @@ int CopyVector(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   std::string in = po.GetArg(1), out = po.GetArg(2);
-  bool in_table = ClassifyRspecifier(in, nullptr, nullptr) != kNoRspecifier;
-  bool out_table =
-      ClassifyWspecifier(out, nullptr, nullptr, nullptr) != kNoWspecifier;
-  if (in_table != out_table)
-    NNET3_ERR << "Cannot mix archives/scripts and single files: input '"
-              << in << "' and output '" << out << "'";
-  if (!in_table) {
+  if (!TablesNotFiles(in, out)) {
     Vector<BaseFloat> v;
     ReadKaldiObject(in, &v);
     Transform(&v, scale, change_dim);

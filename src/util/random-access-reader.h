@@ -107,7 +107,7 @@ class RandomAccessScriptReader : public RandomAccessReaderImpl<Holder> {
   }
 
   bool Close() override {
-    data_input_.Close();
+    loader_.Close();
     return true;
   }
 
@@ -123,28 +123,8 @@ class RandomAccessScriptReader : public RandomAccessReaderImpl<Holder> {
   std::string Load(long index) {
     if (index == current_ && holder_) return std::string();
     current_ = -1;
-    holder_.reset();
-    const ScriptEntry &entry = script_[index];
-    std::string error;
-    if (entry.range.empty()) {
-      holder_.reset(new Holder());
-      error = TryLoadObject(&data_input_, entry.rxfilename, holder_.get());
-    } else {
-      if (!full_holder_ || full_rxfilename_ != entry.rxfilename) {
-        full_holder_.reset(new Holder());
-        full_rxfilename_.clear();
-        error = TryLoadObject(&data_input_, entry.rxfilename,
-                              full_holder_.get());
-        if (error.empty()) full_rxfilename_ = entry.rxfilename;
-        else full_holder_.reset();
-      }
-      if (error.empty()) {
-        holder_.reset(new Holder());
-        error = TryExtractRange(*full_holder_, entry.range, holder_.get());
-      }
-    }
+    std::string error = loader_.Load(script_[index], &holder_);
     if (error.empty()) current_ = index;
-    else holder_.reset();
     return error;
   }
 
@@ -152,11 +132,9 @@ class RandomAccessScriptReader : public RandomAccessReaderImpl<Holder> {
   std::string name_;
   RspecifierOptions opts_;
   std::vector<ScriptEntry> script_;  // Sorted by key.
-  Input data_input_;
   long current_ = -1;                // Entry whose object holder_ holds.
   std::unique_ptr<Holder> holder_;
-  std::string full_rxfilename_;
-  std::unique_ptr<Holder> full_holder_;
+  ScriptEntryLoader<Holder> loader_;
 };
 
 template <class Holder>

@@ -157,8 +157,7 @@ class SequentialScriptReader : public SequentialReaderImpl<Holder> {
   }
   void FreeCurrent() override {
     holder_.reset();
-    full_holder_.reset();
-    full_rxfilename_.clear();
+    loader_.FreeCache();
     freed_ = true;
   }
   void Next() override {
@@ -168,7 +167,7 @@ class SequentialScriptReader : public SequentialReaderImpl<Holder> {
       freed_ = false;
       if (!ReadScriptLine()) {
         done_ = true;
-        data_input_.Close();
+        loader_.Close();
         return;
       }
       if (!opts_.permissive) return;
@@ -180,7 +179,7 @@ class SequentialScriptReader : public SequentialReaderImpl<Holder> {
     }
   }
   bool Close() override {
-    data_input_.Close();
+    loader_.Close();
     script_input_.Close();
     done_ = true;
     return true;
@@ -212,31 +211,9 @@ class SequentialScriptReader : public SequentialReaderImpl<Holder> {
     return true;
   }
   // Loads the current entry's object into holder_; "" or the reason.
-  std::string Load() {
-    std::string error;
-    if (entry_.range.empty()) {
-      holder_.reset(new Holder());
-      error = TryLoadObject(&data_input_, entry_.rxfilename, holder_.get());
-    } else {
-      if (!full_holder_ || full_rxfilename_ != entry_.rxfilename) {
-        full_holder_.reset(new Holder());
-        full_rxfilename_.clear();
-        error = TryLoadObject(&data_input_, entry_.rxfilename,
-                              full_holder_.get());
-        if (error.empty()) full_rxfilename_ = entry_.rxfilename;
-        else full_holder_.reset();
-      }
-      if (error.empty()) {
-        holder_.reset(new Holder());
-        error = TryExtractRange(*full_holder_, entry_.range, holder_.get());
-      }
-    }
-    if (!error.empty()) holder_.reset();
-    return error;
-  }
+  std::string Load() { return loader_.Load(entry_, &holder_); }
 
   Input script_input_;
-  Input data_input_;
   std::string script_rxfilename_;
   std::string name_;
   RspecifierOptions opts_;
@@ -244,9 +221,8 @@ class SequentialScriptReader : public SequentialReaderImpl<Holder> {
   bool done_ = false;
   bool freed_ = false;
   ScriptEntry entry_;
-  std::unique_ptr<Holder> holder_;       // The current object, if loaded.
-  std::string full_rxfilename_;          // What full_holder_ was read from.
-  std::unique_ptr<Holder> full_holder_;  // Whole object behind a range.
+  std::unique_ptr<Holder> holder_;  // The current object, if loaded.
+  ScriptEntryLoader<Holder> loader_;
 };
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 #ifndef NNET3_UTIL_TABLE_COMMON_H_
 #define NNET3_UTIL_TABLE_COMMON_H_
 
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,50 @@ std::string TryExtractRange(const Holder &full, const std::string &range,
     return e.message();
   }
 }
+
+// Loads the object a script entry names into a fresh holder, applying the
+// entry's range if it has one. The whole object behind a range is kept, so
+// consecutive entries that take ranges of the same file read it only once.
+template <class Holder>
+class ScriptEntryLoader {
+ public:
+  // Replaces *out with the entry's object; "" or the reason for failure
+  // (then *out is empty).
+  std::string Load(const ScriptEntry &entry, std::unique_ptr<Holder> *out) {
+    out->reset();
+    std::string error;
+    if (entry.range.empty()) {
+      out->reset(new Holder());
+      error = TryLoadObject(&data_input_, entry.rxfilename, out->get());
+    } else {
+      if (!full_holder_ || full_rxfilename_ != entry.rxfilename) {
+        full_holder_.reset(new Holder());
+        full_rxfilename_.clear();
+        error = TryLoadObject(&data_input_, entry.rxfilename,
+                              full_holder_.get());
+        if (error.empty()) full_rxfilename_ = entry.rxfilename;
+        else full_holder_.reset();
+      }
+      if (error.empty()) {
+        out->reset(new Holder());
+        error = TryExtractRange(*full_holder_, entry.range, out->get());
+      }
+    }
+    if (!error.empty()) out->reset();
+    return error;
+  }
+  // Drops the cached whole object.
+  void FreeCache() {
+    full_holder_.reset();
+    full_rxfilename_.clear();
+  }
+  void Close() { data_input_.Close(); }
+
+ private:
+  Input data_input_;                     // Kept open across entries.
+  std::string full_rxfilename_;          // What full_holder_ was read from.
+  std::unique_ptr<Holder> full_holder_;  // Whole object behind a range.
+};
 
 // "Failed to load object from foo.ark:17[0:3] for key m2 (to suppress this
 // error, add the permissive (p, ) option to the rspecifier): <reason>"
