@@ -1,0 +1,35 @@
+// nnet3/components/parameter-stats.h
+// The parameter summaries that components append to their Info() line, in
+// Kaldi's exact wording and number formatting (nnet3-info output is
+// compared with Kaldi's): ", NAME-rms=..." or ", NAME-{mean,stddev}=m,s"
+// at 4 significant digits, optional row/column norms summarized as a list
+// (fewer than 10 values) or as percentiles, mean and stddev.
+// The stream's precision is left at the default (6) afterwards.
+#ifndef NNET3_NNET3_COMPONENTS_PARAMETER_STATS_H_
+#define NNET3_NNET3_COMPONENTS_PARAMETER_STATS_H_
+
+#include <sstream>
+#include <string>
+
+#include "cudamatrix/cu-matrix.h"
+
+namespace nnet3 {
+
+// "[ a b c ]" (2 significant digits, trailing zeros kept) for fewer than 10
+// values, else "[percentiles(0,1,2,5 10,20,50,80,90 95,98,99,100)=(...),
+// mean=..., stddev=...]".
+std::string SummarizeVector(const VectorBase<BaseFloat> &vec);
+
+void PrintParameterStats(std::ostringstream &os, const std::string &name,
+                         const CuVectorBase<BaseFloat> &params,
+                         bool include_mean = false);
+
+void PrintParameterStats(std::ostringstream &os, const std::string &name,
+                         const CuMatrixBase<BaseFloat> &params,
+                         bool include_mean = false,
+                         bool include_row_norms = false,
+                         bool include_column_norms = false);
+
+}  // namespace nnet3
+
+#endif  // NNET3_NNET3_COMPONENTS_PARAMETER_STATS_H_

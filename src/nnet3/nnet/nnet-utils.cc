@@ -1,0 +1,286 @@
+// nnet3/nnet/nnet-utils.cc
+#include "nnet3/nnet/nnet-utils.h"
+
+#include "nnet3/components/normalize.h"
+#include "nnet3/nnet/nnet-edit.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace nnet3 {
+
+namespace {
+// Node -> the nodes it reads from.
+std::vector<std::vector<int32> > NodeInputs(const Nnet &nnet) {
+  std::vector<std::vector<int32> > inputs(nnet.NumNodes());
+  for (int32 n = 0; n < nnet.NumNodes(); n++) {
+    const NetworkNode &node = nnet.GetNode(n);
+    switch (node.node_type) {
+      case kDescriptor:
+        node.descriptor.GetNodeDependencies(&inputs[n]);
+        break;
+      case kComponent:
+        inputs[n].push_back(n - 1);
+        break;
+      case kDimRange:
+        inputs[n].push_back(node.node_index);
+        break;
+      case kInput:
+      case kNone:
+        break;
+    }
+  }
+  return inputs;
+}
+}  // namespace
+
+void FindOrphanNodes(const Nnet &nnet, std::vector<int32> *nodes) {
+  std::vector<std::vector<int32> > inputs = NodeInputs(nnet);
+  std::vector<bool> used(nnet.NumNodes(), false);
+  std::vector<int32> queue;
+  for (int32 n = 0; n < nnet.NumNodes(); n++)
+    if (nnet.IsOutputNode(n)) {
+      used[n] = true;
+      queue.push_back(n);
+    }
+  while (!queue.empty()) {
+    int32 n = queue.back();
+    queue.pop_back();
+    for (int32 m : inputs[n])
+      if (!used[m]) {
+        used[m] = true;
+        queue.push_back(m);
+      }
+  }
+  nodes->clear();
+  for (int32 n = 0; n < nnet.NumNodes(); n++)
+    if (!used[n]) nodes->push_back(n);
+}
+
+void FindOrphanComponents(const Nnet &nnet, std::vector<int32> *components) {
+  std::vector<bool> used(nnet.NumComponents(), false);
+  for (int32 n = 0; n < nnet.NumNodes(); n++)
+    if (nnet.IsComponentNode(n)) used[nnet.GetNode(n).component_index] = true;
+  components->clear();
+  for (int32 c = 0; c < nnet.NumComponents(); c++)
+    if (!used[c]) components->push_back(c);
+}
+
+int32 NumParameters(const Nnet &nnet) {
+  int32 ans = 0;
+  for (int32 c = 0; c < nnet.NumComponents(); c++) {
+    const UpdatableComponent *u =
+        dynamic_cast<const UpdatableComponent *>(nnet.GetComponent(c));
+    if (u) ans += u->NumParameters();
+  }
+  return ans;
+}
+
+int32 NumInputNodes(const Nnet &nnet) {
+  int32 ans = 0;
+  for (int32 n = 0; n < nnet.NumNodes(); n++) ans += nnet.IsInputNode(n);
+  return ans;
+}
+
+int32 NumOutputNodes(const Nnet &nnet) {
+  int32 ans = 0;
+  for (int32 n = 0; n < nnet.NumNodes(); n++) ans += nnet.IsOutputNode(n);
+  return ans;
+}
+
+bool IsSimpleNnet(const Nnet &nnet) {
+  int32 out = nnet.GetNodeIndex("output"), in = nnet.GetNodeIndex("input");
+  if (out == -1 || !nnet.IsOutputNode(out)) return false;
+  if (in == -1 || !nnet.IsInputNode(in)) return false;
+  if (NumInputNodes(nnet) == 1) return true;
+  int32 iv = nnet.GetNodeIndex("ivector");
+  return iv != -1 && nnet.IsInputNode(iv) && NumInputNodes(nnet) == 2;
+}
+
+// ---- Computability ---------------------------------------------------------------
+
+namespace {
+
+// Memoized evaluation of "can (node, Index) be computed from the inputs".
+// A Cindex whose evaluation is in progress counts as not computable, which
+// only matters for malformed (instantaneously cyclic) networks.
+class ComputabilityEvaluator {
+ public:
+  ComputabilityEvaluator(const Nnet &nnet,
+                         const std::vector<InputAvailability> &inputs)
+      : nnet_(nnet) {
+    for (const InputAvailability &in : inputs) {
+      int32 node = nnet.GetNodeIndex(in.name);
+      if (node == -1 || !nnet.IsInputNode(node)) continue;
+      for (const Index &index : in.indexes)
+        available_.insert(Cindex(node, index));
+    }
+  }
+
+  bool Computable(const Cindex &c) {
+    auto it = state_.find(c);
+    if (it != state_.end()) return it->second == kYes;
+    state_[c] = kInProgress;
+    bool ans = Evaluate(c);
+    state_[c] = ans ? kYes : kNo;
+    return ans;
+  }
+
+ private:
+  enum State { kInProgress, kYes, kNo };
+
+  class NodeIndexSet : public IndexSet {
+   public:
+    NodeIndexSet(ComputabilityEvaluator *e, int32 node) : e_(e), node_(node) {}
+    bool operator()(const Index &index) const override {
+      return e_->Computable(Cindex(node_, index));
+    }
+   private:
+    ComputabilityEvaluator *e_;
+    int32 node_;
+  };
+
+  class AllCindexSet : public CindexSet {
+   public:
+    explicit AllCindexSet(ComputabilityEvaluator *e) : e_(e) {}
+    bool operator()(const Cindex &c) const override {
+      return e_->Computable(c);
+    }
+   private:
+    ComputabilityEvaluator *e_;
+  };
+
+  bool Evaluate(const Cindex &c) {
+    const NetworkNode &node = nnet_.GetNode(c.first);
+    switch (node.node_type) {
+      case kInput:
+        return available_.count(c) != 0;
+      case kDescriptor: {
+        AllCindexSet set(this);
+        return node.descriptor.IsComputable(c.second, set, nullptr);
+      }
+      case kComponent: {
+        NodeIndexSet set(this, c.first - 1);
+        MiscComputationInfo misc;
+        return nnet_.GetComponent(node.component_index)
+            ->IsComputable(misc, c.second, set, nullptr);
+      }
+      case kDimRange:
+        return Computable(Cindex(node.node_index, c.second));
+      case kNone:
+        break;
+    }
+    return false;
+  }
+
+  const Nnet &nnet_;
+  std::unordered_set<Cindex, CindexHasher> available_;
+  std::unordered_map<Cindex, State, CindexHasher> state_;
+};
+
+}  // namespace
+
+void EvaluateComputability(const Nnet &nnet,
+                           const std::vector<InputAvailability> &inputs,
+                           const std::string &output_name,
+                           const std::vector<Index> &output_indexes,
+                           std::vector<bool> *computable) {
+  int32 out = nnet.GetNodeIndex(output_name);
+  if (out == -1 || !nnet.IsOutputNode(out))
+    NNET3_ERR << "Network has no output node named " << output_name;
+  ComputabilityEvaluator evaluator(nnet, inputs);
+  computable->resize(output_indexes.size());
+  // Ascending t keeps the recursion (which walks back in time through
+  // recurrences) shallow: earlier frames are already memoized.
+  for (size_t i = 0; i < output_indexes.size(); i++)
+    (*computable)[i] = evaluator.Computable(Cindex(out, output_indexes[i]));
+}
+
+namespace {
+// False if no output frame is computable from this window.
+bool ContextForShift(const Nnet &nnet, int32 input_start, int32 window_size,
+                     int32 *left_context, int32 *right_context) {
+  int32 input_end = input_start + window_size;
+  InputAvailability input{"input", {}}, ivector{"ivector", {}};
+  std::vector<Index> output_indexes;
+  const int32 n = 0;
+  for (int32 t = input_start; t < input_end; t++) {
+    input.indexes.push_back(Index(n, t));
+    output_indexes.push_back(Index(n, t));
+  }
+  // The iVector may be wanted at rounded-down times before the window.
+  for (int32 t = input_start - nnet.Modulus(); t < input_end; t++)
+    ivector.indexes.push_back(Index(n, t));
+  std::vector<bool> ok;
+  EvaluateComputability(nnet, {input, ivector}, "output", output_indexes, &ok);
+  auto first = std::find(ok.begin(), ok.end(), true);
+  int32 first_ok = static_cast<int32>(first - ok.begin());
+  int32 first_not_ok =
+      static_cast<int32>(std::find(first, ok.end(), false) - ok.begin());
+  if (first_ok == window_size || first_not_ok <= first_ok) return false;
+  *left_context = first_ok;
+  *right_context = window_size - first_not_ok;
+  return true;
+}
+}  // namespace
+
+void ComputeSimpleNnetContext(const Nnet &nnet, int32 *left_context,
+                              int32 *right_context) {
+  if (!IsSimpleNnet(nnet))
+    NNET3_ERR << "Cannot compute the context of a network that is not simple "
+                 "(it needs an input node 'input', optionally 'ivector', and "
+                 "an output node 'output')";
+  int32 modulus = nnet.Modulus();
+  std::vector<int32> lefts(modulus + 1), rights(modulus + 1);
+  for (int32 window = 40; window <= 800; window *= 2) {
+    bool all_ok = true;
+    for (int32 shift = 0; shift <= modulus; shift++)
+      all_ok = all_ok &&
+               ContextForShift(nnet, shift, window, &lefts[shift], &rights[shift]);
+    if (!all_ok) continue;  // context wider than the window: try a wider one
+    // Shifting by the modulus must not change anything.
+    if (lefts[0] != lefts[modulus] || rights[0] != rights[modulus])
+      NNET3_ERR << "The network's context changes under a time shift by its "
+                   "modulus " << modulus;
+    *left_context = *std::max_element(lefts.begin(), lefts.end());
+    *right_context = *std::max_element(rights.begin(), rights.end());
+    if (*left_context + *right_context < window) return;
+  }
+  NNET3_ERR << "Failed to work out the context of the network: no output "
+               "frame is computable from 800 frames of input (is 'output' "
+               "reachable from 'input'?)";
+}
+
+void SetDropoutTestMode(bool test_mode, Nnet *nnet) {
+  for (int32 c = 0; c < nnet->NumComponents(); c++) {
+    RandomComponent *r = dynamic_cast<RandomComponent *>(nnet->GetComponent(c));
+    if (r) r->SetTestMode(test_mode);
+  }
+}
+
+
+void SetBatchnormTestMode(bool test_mode, Nnet *nnet) {
+  for (int32 c = 0; c < nnet->NumComponents(); c++) {
+    BatchNormComponent *bn =
+        dynamic_cast<BatchNormComponent *>(nnet->GetComponent(c));
+    if (bn) bn->SetTestMode(test_mode);
+  }
+}
+
+int32 SetDropoutProportion(const std::string &pattern, BaseFloat proportion,
+                           Nnet *nnet) {
+  int32 n = 0;
+  for (int32 c = 0; c < nnet->NumComponents(); c++) {
+    if (!NameMatchesPattern(nnet->GetComponentName(c), pattern)) continue;
+    DropoutComponent *d =
+        dynamic_cast<DropoutComponent *>(nnet->GetComponent(c));
+    if (d) {
+      d->SetDropoutProportion(proportion);
+      n++;
+    }
+  }
+  return n;
+}
+
+}  // namespace nnet3

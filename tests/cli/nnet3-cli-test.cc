@@ -1,0 +1,183 @@
+// tests/cli/nnet3-cli-test.cc
+// nnet3-init / nnet3-info / nnet3-copy as a user runs them: config errors
+// (each with its message and exit status), edits, and option effects
+// checked against the text form of the model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "common/testing.h"
+
+namespace nnet3 {
+namespace testing {
+namespace {
+
+const char *kGoodConfig =
+    "input-node name=input dim=4\n"
+    "component name=affine type=AffineComponent input-dim=8 output-dim=3\n"
+    "component-node name=affine component=affine input=Append(Offset(input, -1), input)\n"
+    "component name=relu type=RectifiedLinearComponent dim=3\n"
+    "component-node name=relu component=relu input=affine\n"
+    "output-node name=output input=relu\n";
+
+class Nnet3Cli : public ::testing::Test {
+ protected:
+  CommandResult Run(const std::string &cmd) { return RunCommand(cmd, dir_.path()); }
+  void Write(const std::string &name, const std::string &text) {
+    WriteFile(dir_.File(name), text);
+  }
+  // Runs nnet3-init on a config and expects failure whose error line
+  // contains every fragment.
+  void ExpectInitError(const std::string &config,
+                       const std::vector<std::string> &fragments) {
+    Write("bad.config", config);
+    CommandResult r = Run("nnet3-init bad.config out.raw");
+    EXPECT_EQ(r.exit_status, 1) << r.err;
+    std::string last = LastLine(r.err);
+    EXPECT_EQ(last.rfind("ERROR (", 0), 0u) << r.err;
+    for (const std::string &f : fragments)
+      EXPECT_NE(last.find(f), std::string::npos)
+          << "error line lacks '" << f << "': " << last;
+    EXPECT_FALSE(FileExists(dir_.File("out.raw")));
+  }
+  TempDir dir_;
+};
+
+TEST_F(Nnet3Cli, InitInfoCopy) {
+  Write("good.config", kGoodConfig);
+  CommandResult r = Run("nnet3-init --srand=3 good.config a.raw && nnet3-info a.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("left-context: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("right-context: 0\n"), std::string::npos);
+  EXPECT_NE(r.out.find("num-parameters: 27\n"), std::string::npos);  // 8*3+3
+  EXPECT_NE(r.out.find("component-node name=affine component=affine input=Append(Offset(input, -1), input) input-dim=8 output-dim=3"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output-node name=output input=relu dim=3 objective=linear"),
+            std::string::npos);
+  // Same seed, same parameters; text and binary agree.
+  r = Run("nnet3-init --srand=3 good.config b.raw && cmp a.raw b.raw && "
+          "nnet3-copy --binary=false a.raw a.txt && nnet3-copy a.txt c.raw && "
+          "nnet3-copy --binary=false c.raw c.txt && cmp a.txt c.txt");
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+}
+
+TEST_F(Nnet3Cli, InitOnTopOfAnExistingModel) {
+  Write("good.config", kGoodConfig);
+  Write("more.config",
+        "component name=final type=AffineComponent input-dim=3 output-dim=2\n"
+        "component-node name=final component=final input=relu\n"
+        "output-node name=output input=final objective=quadratic\n");
+  CommandResult r = Run("nnet3-init good.config a.raw && nnet3-init a.raw "
+                        "more.config b.raw && nnet3-info b.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("output-node name=output input=final dim=2 objective=quadratic"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num-parameters: 35\n"), std::string::npos);
+}
+
+TEST_F(Nnet3Cli, ConfigErrors) {
+  ExpectInitError("input-node name=input dim=4\ncomponent name=a type=NoSuchComponent dim=3\n",
+                  {"bad.config:2", "NoSuchComponent", "AffineComponent"});
+  ExpectInitError("input-node name=input dim=4\ncomponent name=a type=RectifiedLinearComponent dim=4 colour=red\n",
+                  {"bad.config:2", "colour=red"});
+  ExpectInitError("input-node name=input dim=4\nfrobnicate name=x\n",
+                  {"bad.config:2", "frobnicate"});
+  ExpectInitError(
+      "input-node name=input dim=4\n"
+      "component name=a type=AffineComponent input-dim=5 output-dim=3\n"
+      "component-node name=a component=a input=input\n"
+      "output-node name=output input=a\n",
+      {"a", "4", "5"});
+  ExpectInitError(
+      "input-node name=input dim=4\n"
+      "component name=r type=RectifiedLinearComponent dim=4\n"
+      "component-node name=r component=r input=nosuchnode\n"
+      "output-node name=output input=r\n",
+      {"bad.config:3", "nosuchnode"});
+  ExpectInitError(
+      "input-node name=input dim=4\n"
+      "component name=r type=RectifiedLinearComponent dim=4\n"
+      "component-node name=r component=r input=Offset(input, \n"
+      "output-node name=output input=r\n",
+      {"bad.config:3"});
+  ExpectInitError(
+      "input-node name=input dim=4\ninput-node name=input dim=5\n"
+      "output-node name=output input=input\n",
+      {"bad.config:2", "input", "twice"});
+  ExpectInitError("input-node name=input dim=4\n", {"no output"});
+}
+
+TEST_F(Nnet3Cli, MissingFilesAndUnknownOptions) {
+  CommandResult r = Run("nnet3-init no_such.config out.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("no_such.config"), std::string::npos) << r.err;
+  r = Run("nnet3-info no_such.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("no_such.raw"), std::string::npos) << r.err;
+  r = Run("nnet3-copy --no-such-option=1 a b");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("--no-such-option"), std::string::npos);
+}
+
+TEST_F(Nnet3Cli, TruncatedModelIsAnErrorAndLeavesOutputAlone) {
+  Write("good.config", kGoodConfig);
+  ASSERT_EQ(Run("nnet3-init good.config a.raw").exit_status, 0);
+  std::string raw = ReadFile(dir_.File("a.raw"));
+  Write("cut.raw", raw.substr(0, raw.size() - 20));
+  Write("out.raw", "precious");
+  CommandResult r = Run("nnet3-copy cut.raw out.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_EQ(ReadFile(dir_.File("out.raw")), "precious");
+}
+
+TEST_F(Nnet3Cli, EditsAndOptions) {
+  Write("good.config", kGoodConfig);
+  ASSERT_EQ(Run("nnet3-init good.config a.raw").exit_status, 0);
+  CommandResult r = Run(
+      "nnet3-copy --edits='set-learning-rate learning-rate=0.25;"
+      "rename-node old-name=relu new-name=nonlin' a.raw b.raw && nnet3-info b.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("learning-rate=0.25"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component-node name=nonlin component=relu"), std::string::npos);
+  EXPECT_NE(r.out.find("output-node name=output input=nonlin"), std::string::npos);
+  r = Run("nnet3-copy --edits='frobnicate x=1' a.raw b.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("frobnicate"), std::string::npos);
+  // --scale=2 doubles every parameter: compare the text forms.
+  r = Run("nnet3-copy --binary=false a.raw a.txt && nnet3-copy --binary=false "
+          "--scale=2 a.raw s.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::string a = ReadFile(dir_.File("a.txt")), s = ReadFile(dir_.File("s.txt"));
+  size_t pa = a.find("<LinearParams>"), ps = s.find("<LinearParams>");
+  ASSERT_NE(pa, std::string::npos);
+  std::istringstream ia(a.substr(pa + 17)), is(s.substr(ps + 17));
+  for (int i = 0; i < 24; i++) {
+    double x, y;
+    ia >> x;
+    is >> y;
+    EXPECT_NEAR(y, 2 * x, 1e-5 * std::fabs(y) + 1e-6);
+  }
+}
+
+TEST_F(Nnet3Cli, RemoveOutputNodesAndOrphans) {
+  Write("two.config",
+        "input-node name=input dim=4\n"
+        "component name=a type=AffineComponent input-dim=4 output-dim=3\n"
+        "component-node name=a component=a input=input\n"
+        "component name=b type=AffineComponent input-dim=4 output-dim=2\n"
+        "component-node name=b component=b input=input\n"
+        "output-node name=output input=a\n"
+        "output-node name=output-xent input=b\n");
+  CommandResult r = Run("nnet3-init two.config a.raw && nnet3-copy "
+                        "--edits='remove-output-nodes name=*xent;remove-orphans' "
+                        "a.raw b.raw && nnet3-info b.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out.find("output-xent"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("component name=b "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num-parameters: 15\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace nnet3

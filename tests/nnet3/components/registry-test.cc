@@ -1,0 +1,158 @@
+// tests/nnet3/components/registry-test.cc
+// The generic component test, driven from the registry: every registered
+// type must have an example config here (so a new type cannot be added
+// untested), and each is initialized from it and checked for I/O round
+// trips, Copy(), derivatives against finite differences, the claims of its
+// property flags, and that Backprop does not read values the flags say it
+// does not need. Unknown types must be refused with the list of known ones.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/testing.h"
+#include "component-test-util.h"
+
+namespace nnet3 {
+namespace testing {
+namespace {
+
+// One example initializer per registered type.
+const std::map<std::string, std::string> &ExampleConfigs() {
+  static const std::map<std::string, std::string> configs = {
+      {"AffineComponent", "input-dim=6 output-dim=4 param-stddev=0.5"},
+      {"NaturalGradientAffineComponent", "input-dim=6 output-dim=4"},
+      {"LinearComponent", "input-dim=6 output-dim=4"},
+      {"FixedAffineComponent", "matrix=" + DataDir() +
+                                   "/kaldi/models/components_a.fixed-affine.mat"},
+      {"SigmoidComponent", "dim=5"},
+      {"TanhComponent", "dim=5"},
+      {"RectifiedLinearComponent", "dim=5"},
+      {"SoftmaxComponent", "dim=5"},
+      {"LogSoftmaxComponent", "dim=5"},
+      {"NoOpComponent", "dim=5"},
+      {"ClipGradientComponent", "dim=5"},
+      {"PnormComponent", "input-dim=6 output-dim=3"},
+      {"SumGroupComponent", "sizes=2:1:3"},
+      {"SumBlockComponent", "input-dim=6 output-dim=3"},
+      {"ElementwiseProductComponent", "input-dim=6 output-dim=3"},
+      {"PermuteComponent", "column-map=2,0,1,4,3"},
+      {"FixedScaleComponent", "scales=" + DataDir() +
+                                  "/kaldi/models/components_b.scales.vec"},
+      {"FixedBiasComponent", "bias=" + DataDir() +
+                                 "/kaldi/models/components_b.bias.vec"},
+      {"PerElementScaleComponent", "dim=5"},
+      {"NaturalGradientPerElementScaleComponent", "dim=5"},
+      {"PerElementOffsetComponent", "dim=5"},
+      {"ScaleAndOffsetComponent", "dim=5"},
+      {"ConstantFunctionComponent", "input-dim=4 output-dim=3"},
+      {"NormalizeComponent", "dim=5"},
+      {"BatchNormComponent", "dim=5"},
+      {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+  };
+  return configs;
+}
+
+std::unique_ptr<Component> Make(const std::string &type) {
+  std::unique_ptr<Component> c(Component::NewComponentOfType(type));
+  EXPECT_TRUE(c != nullptr) << type;
+  if (!c) return c;
+  ConfigLine cfl;
+  std::string line = ExampleConfigs().at(type);
+  EXPECT_TRUE(cfl.ParseLine(line)) << line;
+  c->InitFromConfig(&cfl);
+  EXPECT_FALSE(cfl.HasUnusedValues()) << type << ": " << cfl.UnusedValues();
+  return c;
+}
+
+TEST(Registry, EveryRegisteredTypeHasAnExampleConfig) {
+  for (const std::string &type : ComponentRegistry::Get().Types())
+    EXPECT_TRUE(ExampleConfigs().count(type))
+        << "registered type " << type << " has no example in registry-test.cc";
+}
+
+TEST(Registry, UnknownTypeIsRefusedWithTheKnownOnes) {
+  EXPECT_EQ(Component::NewComponentOfType("NoSuchComponent"), nullptr);
+  std::istringstream is("<NoSuchComponent> <Dim> 3 </NoSuchComponent>");
+  try {
+    delete Component::ReadNew(is, false);
+    FAIL() << "unknown type accepted";
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("NoSuchComponent"), std::string::npos);
+    EXPECT_NE(e.message().find("AffineComponent"), std::string::npos);
+  }
+}
+
+class EachComponent : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const std::string &type = GetParam();
+    std::vector<std::string> types = ComponentRegistry::Get().Types();
+    if (std::find(types.begin(), types.end(), type) == types.end())
+      GTEST_SKIP() << type << " is not registered yet";
+    c_ = Make(type);
+    ASSERT_TRUE(c_ != nullptr);
+    ASSERT_EQ(c_->Type(), type);
+  }
+  std::unique_ptr<Component> c_;
+};
+
+TEST_P(EachComponent, IoRoundTripAndCopy) {
+  const std::string type = GetParam();
+  CheckIoRoundTrip(*c_, [type]() { return Component::NewComponentOfType(type); });
+  std::unique_ptr<Component> copy(c_->Copy());
+  EXPECT_EQ(WriteToString(*copy, true), WriteToString(*c_, true));
+  // ReadNew (the path the Nnet uses) gives the same component.
+  std::istringstream is(WriteToString(*c_, true));
+  std::unique_ptr<Component> back(Component::ReadNew(is, true));
+  EXPECT_EQ(WriteToString(*back, false), WriteToString(*c_, false));
+}
+
+TEST_P(EachComponent, DerivativesMatchFiniteDifferences) {
+  // A kink at 0: random inputs straddle it within the finite-difference
+  // step. nonlinear-test checks it with inputs kept away from 0.
+  if (GetParam() == "RectifiedLinearComponent")
+    GTEST_SKIP() << "non-smooth at 0; checked in nonlinear-test";
+  RandomSource rs(17);
+  CheckDerivatives(*c_, 7, &rs, 5e-3);
+}
+
+TEST_P(EachComponent, PropertyFlagsHold) {
+  RandomSource rs(23);
+  CheckPropertyFlags(*c_, 6, &rs);
+}
+
+TEST_P(EachComponent, BackpropReadsOnlyWhatItDeclares) {
+  // With the values it does not declare as needed replaced by empty
+  // matrices, Backprop must give the same input derivative.
+  RandomSource rs(5);
+  int32 props = c_->Properties();
+  Matrix<BaseFloat> in = RandMat(5, c_->InputDim(), &rs);
+  Matrix<BaseFloat> out = NewMat(5, c_->OutputDim());
+  void *memo = c_->Propagate(nullptr, in, &out);
+  Matrix<BaseFloat> out_deriv = RandMat(5, c_->OutputDim(), &rs);
+  Matrix<BaseFloat> d1 = NewMat(5, c_->InputDim()), d2 = NewMat(5, c_->InputDim());
+  Matrix<BaseFloat> empty;
+  c_->Backprop("test", nullptr, in, out, out_deriv, memo, nullptr, &d1);
+  c_->Backprop("test", nullptr,
+               (props & kBackpropNeedsInput) ? in : empty,
+               (props & kBackpropNeedsOutput) ? out : empty, out_deriv, memo,
+               nullptr, &d2);
+  c_->DeleteMemo(memo);
+  EXPECT_TRUE(d1.Equal(d2)) << GetParam();
+}
+
+std::vector<std::string> AllTypes() {
+  std::vector<std::string> types;
+  for (const auto &kv : ExampleConfigs()) types.push_back(kv.first);
+  return types;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EachComponent,
+                         ::testing::ValuesIn(AllTypes()),
+                         [](const ::testing::TestParamInfo<std::string> &i) {
+                           return i.param;
+                         });
+
+}  // namespace
+}  // namespace testing
+}  // namespace nnet3

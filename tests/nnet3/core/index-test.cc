@@ -1,0 +1,80 @@
+// tests/nnet3/core/index-test.cc: Index ordering, printing, and Kaldi's
+// compact "<I1V>" encoding checked against hand-written bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "nnet3/core/index.h"
+
+namespace nnet3 {
+namespace {
+
+TEST(Index, OrderIsNThenTThenX) {
+  std::vector<Index> v = {Index(1, 0), Index(0, 5), Index(0, -1, 2),
+                          Index(0, -1, 1), Index(0, 3)};
+  std::sort(v.begin(), v.end());
+  std::vector<Index> want = {Index(0, -1, 1), Index(0, -1, 2), Index(0, 3),
+                             Index(0, 5), Index(1, 0)};
+  EXPECT_EQ(v, want);
+  EXPECT_NE(IndexHasher()(Index(0, 1)), IndexHasher()(Index(1, 0)));
+}
+
+TEST(Index, CompactPrinting) {
+  std::vector<Index> v = {Index(0, -1), Index(0, 0), Index(0, 1),
+                          Index(1, -1), Index(1, 0), Index(1, 1),
+                          Index(1, 3), Index(2, 0, 4)};
+  EXPECT_EQ(IndexesToString(v),
+            "[ (0, -1:1) (1, -1:1) (1, 3) (2, 0, 4) ]");
+  std::ostringstream os;
+  os << Index(2, 5) << Cindex(3, Index(0, -2, 1));
+  EXPECT_EQ(os.str(), "(2, 5)3(0, -2, 1)");
+}
+
+std::string Int32Bytes(int32 v) {
+  std::string s(1, '\x04');
+  s.append(reinterpret_cast<const char *>(&v), 4);
+  return s;
+}
+
+TEST(Index, BinaryVectorEncoding) {
+  std::vector<Index> v = {Index(0, -2), Index(0, -1), Index(0, 1),
+                          Index(1, 1), Index(1, 200)};
+  std::ostringstream os;
+  WriteIndexVector(os, true, v);
+  std::string want = "<I1V> " + Int32Bytes(5);
+  want += static_cast<char>(-2);  // first: n=0, x=0, small t
+  want += static_cast<char>(1);   // t+1
+  want += static_cast<char>(2);   // t+2
+  want += static_cast<char>(127) + Int32Bytes(1) + Int32Bytes(1) + Int32Bytes(0);
+  want += static_cast<char>(127) + Int32Bytes(1) + Int32Bytes(200) + Int32Bytes(0);
+  EXPECT_EQ(os.str(), want);
+  std::istringstream is(os.str());
+  std::vector<Index> back;
+  ReadIndexVector(is, true, &back);
+  EXPECT_EQ(back, v);
+}
+
+TEST(Index, TextVectorEncodingRoundTrips) {
+  std::vector<Index> v = {Index(0, 3), Index(2, -7, 1)};
+  std::ostringstream os;
+  WriteIndexVector(os, false, v);
+  EXPECT_EQ(os.str(), "<I1V> 2 <I1> 0 3 0 <I1> 2 -7 1 ");
+  std::istringstream is(os.str());
+  std::vector<Index> back;
+  ReadIndexVector(is, false, &back);
+  EXPECT_EQ(back, v);
+}
+
+TEST(Index, TruncatedVectorIsAnError) {
+  std::vector<Index> v = {Index(0, 1), Index(5, 1)};
+  std::ostringstream os;
+  WriteIndexVector(os, true, v);
+  std::string s = os.str();
+  std::istringstream is(s.substr(0, s.size() - 3));
+  std::vector<Index> back;
+  EXPECT_THROW(ReadIndexVector(is, true, &back), UserError);
+}
+
+}  // namespace
+}  // namespace nnet3
