@@ -106,6 +106,18 @@ TEST_F(Nnet3Cli, ConfigErrors) {
       "output-node name=output input=input\n",
       {"bad.config:2", "input", "twice"});
   ExpectInitError("input-node name=input dim=4\n", {"no output"});
+  ExpectInitError(
+      "input-node name=input dim=4\n"
+      "output-node name=output input=input\n"
+      "output-node name=output2 input=output\n",
+      {"output2", "an output node"});
+  ExpectInitError(
+      "input-node name=input dim=4\n"
+      "component name=r type=RectifiedLinearComponent dim=4\n"
+      "component-node name=r component=r input=input\n"
+      "dim-range-node name=part input-node=r dim-offset=2 dim=3\n"
+      "output-node name=output input=part\n",
+      {"part", "dim-offset=2", "dim=3"});
 }
 
 TEST_F(Nnet3Cli, MissingFilesAndUnknownOptions) {
@@ -176,6 +188,22 @@ TEST_F(Nnet3Cli, RemoveOutputNodesAndOrphans) {
   EXPECT_EQ(r.out.find("output-xent"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("component name=b "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("num-parameters: 15\n"), std::string::npos) << r.out;
+}
+
+TEST_F(Nnet3Cli, ReadsTheNnetOutOfAnMdl) {
+  // A .mdl is a transition model followed by the nnet (and priors); where a
+  // raw nnet is expected the transition model is skipped.
+  std::string raw = ReadFile(DataDir() + "/kaldi/models/seed.raw");
+  ASSERT_EQ(raw.substr(0, 2), std::string("\0B", 2));
+  std::string tm = "<TransitionModel> <Topology> ";
+  for (int i = 0; i < 64; i++) tm += static_cast<char>(i * 7);  // binary junk
+  tm += " </Triples> </TransitionModel> ";
+  std::string mdl = std::string("\0B", 2) + tm + raw.substr(2) +
+                    "<LeftContext> \x04\x01\x00\x00\x00";
+  Write("final.mdl", mdl);
+  CommandResult r = Run("nnet3-copy final.mdl out.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(ReadFile(dir_.File("out.raw")) == raw);
 }
 
 }  // namespace

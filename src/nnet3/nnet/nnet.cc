@@ -438,10 +438,20 @@ void Nnet::Check(bool warn_for_orphans) const {
       case kDescriptor: {
         std::vector<int32> deps;
         node.descriptor.GetNodeDependencies(&deps);
-        for (int32 d : deps)
+        for (int32 d : deps) {
           if (d < 0 || d >= NumNodes() || nodes_[d].node_type == kNone)
             NNET3_ERR << "Node " << node_names_[n]
                       << " refers to a node that does not exist";
+          // Descriptors read inputs, components and dim-ranges; never
+          // other descriptors (component inputs or outputs).
+          if (nodes_[d].node_type == kDescriptor)
+            NNET3_ERR << "Node " << node_names_[n] << " refers to node "
+                      << node_names_[d] << ", which is "
+                      << (IsOutputNode(d) ? "an output node"
+                                          : "the input of a component node")
+                      << "; descriptors may only refer to input, component "
+                         "and dim-range nodes";
+        }
         if (IsOutputNode(n)) has_output = true;
         DescriptorDim(node.descriptor);  // throws if the parts disagree
         break;
