@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "nnet3/components/parameter-stats.h"
+
 namespace nnet3 {
 
 namespace {
@@ -182,6 +184,16 @@ void NormalizeComponent::Read(std::istream &is, bool binary) {
     ReadBasicType(is, binary, &add_log_stddev_);
     ReadToken(is, binary, &token);
   }
+  if (token == "<ValueAvg>") {
+    // Old models kept statistics here; they are read and dropped.
+    Vector<double> temp;
+    temp.Read(is, binary);
+    ExpectToken(is, binary, "<DerivAvg>");
+    temp.Read(is, binary);
+    double count;
+    ReadValue(is, binary, "<Count>", &count);
+    ReadToken(is, binary, &token);
+  }
   if (token != ClosingTag(*this))
     NNET3_ERR << "NormalizeComponent: expected " << ClosingTag(*this)
               << ", got " << token;
@@ -349,18 +361,22 @@ void BatchNormComponent::Backprop(const std::string &debug_info,
     int32 num_frames = memo->num_frames;
     SubVector<BaseFloat> scale(memo->mean_uvar_scale, 2),
         var_deriv_mod(memo->mean_uvar_scale, 3), temp(memo->mean_uvar_scale, 4);
-    // var_deriv_mod = -1/(I * rms^2) * sum_i y'_i .* y_i  (per column).
-    BaseFloat alpha = -1.0 / (num_frames * target_rms_ * target_rms_);
-    var_deriv_mod.SetZero();
-    for (int32 i = 0; i < num_frames; i++) {
-      const BaseFloat *d = out_deriv.RowData(i), *y = out_value.RowData(i);
-      for (int32 c = 0; c < block_dim_; c++) var_deriv_mod(c) += alpha * d[c] * y[c];
+    // x' = scale .* (y' - mean(y')) + y .* var_deriv_mod, with
+    // var_deriv_mod = -scale / (I * rms^2) .* sum_i y'_i .* y_i (per column);
+    // the operations are ordered as Kaldi orders them (same rounding).
+    BaseFloat coeff = -1.0 / (target_rms_ * target_rms_ * num_frames);
+    for (int32 c = 0; c < block_dim_; c++) {
+      BaseFloat sum = 0.0;
+      for (int32 i = 0; i < num_frames; i++)
+        sum += out_value(i, c) * out_deriv(i, c);
+      var_deriv_mod(c) = coeff * sum;
     }
-    temp.AddRowSumMat(1.0 / num_frames, out_deriv, 0.0);  // mean of y'
-    in_deriv->CopyFromMat(out_deriv);
-    in_deriv->AddVecToRows(-1.0, temp, 1.0);
-    in_deriv->AddMatDiagVec(1.0, out_value, kNoTrans, var_deriv_mod, 1.0);
+    var_deriv_mod.MulElements(scale);
+    temp.AddRowSumMat(-1.0 / num_frames, out_deriv, 0.0);  // -mean of y'
+    in_deriv->CopyFromMat(out_deriv);  // no work when in place
+    in_deriv->AddVecToRows(1.0, temp, 1.0);
     in_deriv->MulColsVec(scale);
+    in_deriv->AddMatDiagVec(1.0, out_value, kNoTrans, var_deriv_mod, 1.0);
   } else {
     NNET3_ASSERT(offset_.Dim() == block_dim_);
     in_deriv->CopyFromMat(out_deriv);
@@ -499,6 +515,17 @@ std::string BatchNormComponent::Info() const {
      << ", epsilon=" << epsilon_ << ", target-rms=" << target_rms_
      << ", count=" << count_
      << ", test-mode=" << (test_mode_ ? "true" : "false");
+  if (count_ > 0) {
+    // Summaries of the data mean and stddev, computed in single precision.
+    Vector<BaseFloat> mean(stats_sum_), stddev(stats_sumsq_);
+    mean.Scale(1.0 / count_);
+    stddev.Scale(1.0 / count_);
+    stddev.AddVecVec(-1.0, mean, mean, 1.0);
+    stddev.ApplyFloor(0.0);
+    stddev.ApplyPow(0.5);
+    os << ", data-mean=" << SummarizeVector(mean)
+       << ", data-stddev=" << SummarizeVector(stddev);
+  }
   return os.str();
 }
 
@@ -508,16 +535,21 @@ void DropoutComponent::InitFromConfig(ConfigLine *cfl) {
   dim_ = 0;
   if (!cfl->GetValue("dim", &dim_) || dim_ <= 0)
     NNET3_ERR << "DropoutComponent needs dim=... > 0";
-  dropout_proportion_ = 0.5;
-  cfl->GetValue("dropout-proportion", &dropout_proportion_);
+  // dropout-proportion is required (Kaldi has no default).
+  dropout_proportion_ = 0.0;
+  bool have_proportion =
+      cfl->GetValue("dropout-proportion", &dropout_proportion_);
   dropout_per_frame_ = false;
   cfl->GetValue("dropout-per-frame", &dropout_per_frame_);
   test_mode_ = false;
   cfl->GetValue("test-mode", &test_mode_);
+  CheckNoUnusedValues(*cfl, *this);
+  if (!have_proportion)
+    NNET3_ERR << "DropoutComponent needs dropout-proportion=...: "
+              << cfl->WholeLine();
   if (dropout_proportion_ < 0.0 || dropout_proportion_ > 1.0)
     NNET3_ERR << "DropoutComponent: dropout-proportion="
               << dropout_proportion_ << " is not in [0, 1]";
-  CheckNoUnusedValues(*cfl, *this);
 }
 
 void *DropoutComponent::Propagate(const ComponentPrecomputedIndexes *,
