@@ -39,9 +39,6 @@ int MDim(Rng &rng, int iter, int max = 20) {
   return rng.Prob(0.08) ? rng.Int(60, 130) : rng.Dim(max);
 }
 
-std::string TransName(MatrixTransposeType t) {
-  return t == kTrans ? "kTrans" : "kNoTrans";
-}
 
 // ---------------------------------------------------------------------------
 // Row and column gathers/scatters.
