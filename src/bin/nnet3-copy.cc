@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "bin/cli.h"
+#include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-edit.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/nnet/nnet.h"
@@ -38,7 +39,9 @@ int Nnet3Copy(int argc, char *argv[]) {
               "--edits-config, e.g. 'remove-output-nodes name=xent;"
               "remove-orphans'");
   po.Register("prepare-for-test", &prepare_for_test,
-              "Set batch-norm and dropout components to test mode");
+              "Prepare the model for decoding: set batch-norm and dropout "
+              "components to test mode and collapse fixed transforms into "
+              "the components that follow them");
   po.Register("batchnorm-test-mode", &batchnorm_test_mode,
               "Set batch-norm components to test mode");
   po.Read(argc, argv);
@@ -66,7 +69,10 @@ int Nnet3Copy(int argc, char *argv[]) {
     ReadEditConfig(is, &nnet);
   }
   if (batchnorm_test_mode || prepare_for_test) SetBatchnormTestMode(true, &nnet);
-  if (prepare_for_test) SetDropoutTestMode(true, &nnet);
+  if (prepare_for_test) {
+    SetDropoutTestMode(true, &nnet);
+    CollapseModel(CollapseModelConfig(), &nnet);
+  }
   WriteKaldiObject(nnet, out, binary);
   NNET3_LOG << "Copied raw neural net from " << PrintableRxfilename(in)
             << " to " << PrintableWxfilename(out);

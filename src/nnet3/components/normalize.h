@@ -88,6 +88,10 @@ class BatchNormComponent : public Component {
   void SetTestMode(bool test_mode);
   bool TestMode() const { return test_mode_; }
   double Count() const { return count_; }
+  // Test mode: out = in .* TestModeScale() + TestModeOffset() (per column of
+  // each block); empty in training mode.
+  const CuVector<BaseFloat> &TestModeScale() const { return scale_; }
+  const CuVector<BaseFloat> &TestModeOffset() const { return offset_; }
 
  private:
   // Per-minibatch values passed from Propagate to Backprop/StoreStats:

@@ -1,0 +1,36 @@
+// nnet3/nnet/nnet-collapse.h
+// CollapseModel(): merges fixed, test-time transforms into the components
+// that read them, as nnet3-copy --prepare-for-test does, so the network
+// computes the same function with fewer components. A component node
+// whose input is exactly another component node (no Append, Offset or
+// scale in between) is rewired to that node's input with one combined
+// component, when the pair is one of:
+//   DropoutComponent (test mode: x * (1 - p)) -> Affine/NaturalGradientAffine/Linear
+//       : the second's parameters are scaled by (1 - p);
+//   BatchNormComponent (test mode) or FixedScale/FixedBias -> Affine/
+//       NaturalGradientAffine (Linear too if there is no offset)
+//       : the second is pre-multiplied by the diagonal transform;
+//   Affine/NaturalGradientAffine -> FixedScaleComponent
+//       : the first's rows are scaled.
+// Combined components get new names ("<first>.<second>", or
+// "<second>.scale<s>"); nodes and components no output uses any more are
+// removed afterwards. Invariant: the collapsed network's outputs equal the
+// original's (in test mode) up to float rounding.
+#ifndef NNET3_NNET3_NNET_NNET_COLLAPSE_H_
+#define NNET3_NNET3_NNET_NNET_COLLAPSE_H_
+
+#include "nnet3/nnet/nnet.h"
+
+namespace nnet3 {
+
+struct CollapseModelConfig {
+  bool collapse_dropout = true;
+  bool collapse_batchnorm = true;
+  bool collapse_scale = true;
+};
+
+void CollapseModel(const CollapseModelConfig &config, Nnet *nnet);
+
+}  // namespace nnet3
+
+#endif  // NNET3_NNET3_NNET_NNET_COLLAPSE_H_

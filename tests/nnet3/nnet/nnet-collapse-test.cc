@@ -1,0 +1,137 @@
+// tests/nnet3/nnet/nnet-collapse-test.cc
+// CollapseModel on chain networks (each node reads exactly one node): the
+// collapsed network must compute what the original computes — checked with
+// a naive evaluator that runs the components node by node — while having
+// fewer component nodes where a fixed transform could be merged.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "nnet3/components/normalize.h"
+#include "nnet3/nnet/nnet-collapse.h"
+#include "nnet3/nnet/nnet-utils.h"
+#include "nnet3/nnet/nnet.h"
+
+namespace nnet3 {
+namespace {
+
+// Evaluates a network whose descriptors are all single node names.
+Matrix<BaseFloat> EvalChain(const Nnet &nnet, const Matrix<BaseFloat> &input) {
+  std::map<int32, Matrix<BaseFloat> > value;
+  int32 out = -1;
+  for (int32 n = 0; n < nnet.NumNodes(); n++) {
+    const NetworkNode &node = nnet.GetNode(n);
+    if (node.node_type == kInput) {
+      value[n] = input;
+    } else if (node.node_type == kDescriptor) {
+      std::vector<int32> deps;
+      node.descriptor.GetNodeDependencies(&deps);
+      EXPECT_EQ(deps.size(), 1u);
+      value[n] = value[deps[0]];
+      if (nnet.IsOutputNode(n)) out = n;
+    } else if (node.node_type == kComponent) {
+      const Component *c = nnet.GetComponent(node.component_index);
+      const Matrix<BaseFloat> &in = value[n - 1];
+      Matrix<BaseFloat> y(in.NumRows(), c->OutputDim(), kSetZero,
+                          kStrideEqualNumCols);
+      Matrix<BaseFloat> x(in, kNoTrans);
+      c->DeleteMemo(c->Propagate(nullptr, x, &y));
+      value[n] = y;
+    }
+  }
+  return value[out];
+}
+
+int32 NumComponentNodes(const Nnet &nnet) {
+  int32 k = 0;
+  for (int32 n = 0; n < nnet.NumNodes(); n++) k += nnet.IsComponentNode(n);
+  return k;
+}
+
+Nnet MakeNnet(const std::string &config) {
+  Nnet nnet;
+  std::istringstream is(config);
+  nnet.ReadConfig(is);
+  return nnet;
+}
+
+// Gives every BatchNorm statistics from random data, then test mode.
+void TrainBatchnorms(Nnet *nnet, RandomSource *rs) {
+  for (int32 c = 0; c < nnet->NumComponents(); c++) {
+    BatchNormComponent *bn =
+        dynamic_cast<BatchNormComponent *>(nnet->GetComponent(c));
+    if (!bn) continue;
+    Matrix<BaseFloat> x(50, bn->InputDim()), y(50, bn->InputDim());
+    x.SetRandn(rs);
+    x.Add(1.5);
+    void *memo = bn->Propagate(nullptr, x, &y);
+    bn->StoreStats(x, y, memo);
+    bn->DeleteMemo(memo);
+  }
+  SetBatchnormTestMode(true, nnet);
+}
+
+TEST(CollapseModel, MergesFixedTransformsAndKeepsTheFunction) {
+  Nnet nnet = MakeNnet(
+      "input-node name=input dim=6\n"
+      "component name=affine0 type=AffineComponent input-dim=6 output-dim=8\n"
+      "component-node name=affine0 component=affine0 input=input\n"
+      "component name=bn type=BatchNormComponent dim=8 block-dim=4\n"
+      "component-node name=bn component=bn input=affine0\n"
+      "component name=affine1 type=NaturalGradientAffineComponent input-dim=8 output-dim=8\n"
+      "component-node name=affine1 component=affine1 input=bn\n"
+      "component name=drop type=DropoutComponent dim=8 dropout-proportion=0.2\n"
+      "component-node name=drop component=drop input=affine1\n"
+      "component name=affine2 type=AffineComponent input-dim=8 output-dim=5\n"
+      "component-node name=affine2 component=affine2 input=drop\n"
+      "component name=scale type=FixedScaleComponent dim=5\n"
+      "component-node name=scale component=scale input=affine2\n"
+      "component name=bias type=FixedBiasComponent dim=5\n"
+      "component-node name=bias component=bias input=scale\n"
+      "component name=lin type=LinearComponent input-dim=5 output-dim=3\n"
+      "component-node name=lin component=lin input=bias\n"
+      "output-node name=output input=lin\n");
+  RandomSource rs(3);
+  TrainBatchnorms(&nnet, &rs);
+  SetDropoutTestMode(true, &nnet);
+  Matrix<BaseFloat> x(7, 6);
+  x.SetRandn(&rs);
+  Matrix<BaseFloat> before = EvalChain(nnet, x);
+  int32 nodes_before = NumComponentNodes(nnet);
+  CollapseModel(CollapseModelConfig(), &nnet);
+  nnet.Check();
+  Matrix<BaseFloat> after = EvalChain(nnet, x);
+  // bn, drop and scale are folded; bias before a LinearComponent is not
+  // (a linear map has no bias to absorb it).
+  EXPECT_EQ(NumComponentNodes(nnet), nodes_before - 3);
+  EXPECT_NE(nnet.GetComponentIndex("bias"), -1);
+  EXPECT_EQ(nnet.GetComponentIndex("drop"), -1);
+  EXPECT_EQ(nnet.GetComponentIndex("bn"), -1);
+  ASSERT_EQ(before.NumRows(), after.NumRows());
+  for (int32 r = 0; r < before.NumRows(); r++)
+    for (int32 c = 0; c < before.NumCols(); c++)
+      EXPECT_NEAR(after(r, c), before(r, c), 1e-4 * (1 + std::fabs(before(r, c))));
+}
+
+TEST(CollapseModel, LeavesAppendsAndTrainingModeAlone) {
+  Nnet nnet = MakeNnet(
+      "input-node name=input dim=4\n"
+      "component name=bn type=BatchNormComponent dim=4\n"
+      "component-node name=bn component=bn input=input\n"
+      "component name=affine type=AffineComponent input-dim=8 output-dim=3\n"
+      "component-node name=affine component=affine input=Append(Offset(bn, -1), bn)\n"
+      "component name=drop type=DropoutComponent dim=3 dropout-proportion=0.5\n"
+      "component-node name=drop component=drop input=affine\n"
+      "component name=final type=AffineComponent input-dim=3 output-dim=2\n"
+      "component-node name=final component=final input=drop\n"
+      "output-node name=output input=final\n");
+  int32 nodes_before = NumComponentNodes(nnet);
+  // Dropout is in training mode (random): nothing to fold; the batch-norm
+  // feeds an Append: not this simple pattern.
+  CollapseModel(CollapseModelConfig(), &nnet);
+  EXPECT_EQ(NumComponentNodes(nnet), nodes_before);
+}
+
+}  // namespace
+}  // namespace nnet3
