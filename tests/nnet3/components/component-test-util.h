@@ -24,6 +24,34 @@
 namespace nnet3 {
 namespace testing {
 
+// A component of a registered type initialized from a config line (the
+// line must parse).
+inline std::unique_ptr<Component> FromConfig(const std::string &type,
+                                             const std::string &line) {
+  std::unique_ptr<Component> ans(Component::NewComponentOfType(type));
+  EXPECT_TRUE(ans != nullptr) << type;
+  ConfigLine cfl;
+  std::string error;
+  EXPECT_TRUE(cfl.ParseLine(line, &error)) << error;
+  if (ans) ans->InitFromConfig(&cfl);
+  return ans;
+}
+
+// The error message of initializing a component from a bad config line
+// ("" if it was accepted).
+inline std::string ConfigError(const std::string &type,
+                               const std::string &line) {
+  std::unique_ptr<Component> c(Component::NewComponentOfType(type));
+  ConfigLine cfl;
+  EXPECT_TRUE(cfl.ParseLine(line));
+  try {
+    c->InitFromConfig(&cfl);
+  } catch (const UserError &e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Matrices for components are made contiguous (stride == num-cols), as
 // components with kInputContiguous/kOutputContiguous require.
 inline Matrix<BaseFloat> NewMat(int32 rows, int32 cols) {

@@ -14,12 +14,16 @@
 #include <memory>
 #include <sstream>
 
+#include "common/testing.h"
 #include "nnet3/components/component-test-util.h"
 
 namespace nnet3 {
 namespace {
 
+using testing::ConfigError;
 using testing::Contig;
+using testing::FromConfig;
+using testing::ReadFile;
 using testing::MatDot;
 using testing::NewMat;
 using testing::RandMat;
@@ -27,44 +31,6 @@ using testing::RandMat;
 const char *kTypes[] = {"SigmoidComponent", "TanhComponent",
                         "RectifiedLinearComponent", "SoftmaxComponent",
                         "LogSoftmaxComponent"};
-
-Component *NewOfType(const std::string &type) {
-  if (type == "SigmoidComponent") return new SigmoidComponent();
-  if (type == "TanhComponent") return new TanhComponent();
-  if (type == "RectifiedLinearComponent") return new RectifiedLinearComponent();
-  if (type == "SoftmaxComponent") return new SoftmaxComponent();
-  if (type == "LogSoftmaxComponent") return new LogSoftmaxComponent();
-  return nullptr;
-}
-
-std::unique_ptr<Component> FromConfig(const std::string &type,
-                                      const std::string &line) {
-  std::unique_ptr<Component> ans(NewOfType(type));
-  ConfigLine cfl;
-  std::string error;
-  EXPECT_TRUE(cfl.ParseLine(line, &error)) << error;
-  ans->InitFromConfig(&cfl);
-  return ans;
-}
-
-std::string ConfigError(const std::string &type, const std::string &line) {
-  std::unique_ptr<Component> c(NewOfType(type));
-  ConfigLine cfl;
-  EXPECT_TRUE(cfl.ParseLine(line));
-  try {
-    c->InitFromConfig(&cfl);
-  } catch (const UserError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string ReadFile(const std::string &path) {
-  std::ifstream is(path, std::ios::binary);
-  std::stringstream ss;
-  ss << is.rdbuf();
-  return ss.str();
-}
 
 // The naive value of each nonlinearity at x (row-wise for the softmaxes).
 Matrix<BaseFloat> Naive(const std::string &type, const Matrix<BaseFloat> &in) {
@@ -284,7 +250,7 @@ TEST(NonlinearTest, IoRoundTrip) {
     std::unique_ptr<Component> c = FromConfig(
         type, std::string("dim=6 block-dim=3 self-repair-lower-threshold=0.1 ") +
                   "self-repair-upper-threshold=0.9 self-repair-scale=1e-05");
-    auto factory = [type] { return NewOfType(type); };
+    auto factory = [type] { return Component::NewComponentOfType(type); };
     testing::CheckIoRoundTrip(*c, factory);
     // With statistics (8 rows: a power of two keeps the normalized averages
     // exact).
@@ -308,13 +274,13 @@ TEST(NonlinearTest, KaldiTextSpansRoundTrip) {
     std::vector<std::string> spans = testing::ReferenceSpans(type);
     EXPECT_FALSE(spans.empty()) << type;
     for (const std::string &span : spans) {
-      std::unique_ptr<Component> c(NewOfType(type));
+      std::unique_ptr<Component> c(Component::NewComponentOfType(type));
       std::istringstream is(span);
       c->Read(is, false);
       EXPECT_EQ(testing::FirstDifference(testing::WriteToString(*c, false), span), "")
           << type;
       std::string bin = testing::WriteToString(*c, true);
-      std::unique_ptr<Component> c2(NewOfType(type));
+      std::unique_ptr<Component> c2(Component::NewComponentOfType(type));
       std::istringstream bis(bin);
       c2->Read(bis, true);
       EXPECT_EQ(testing::FirstDifference(testing::WriteToString(*c2, false), span), "")
@@ -356,7 +322,7 @@ TEST(NonlinearTest, KaldiBinarySpansAndInfo) {
       pos = type_end;
       if (tag.size() < 3) continue;
       std::string type = tag.substr(1, tag.size() - 2);
-      std::unique_ptr<Component> c(NewOfType(type));
+      std::unique_ptr<Component> c(Component::NewComponentOfType(type));
       if (!c) continue;
       std::string close = "</" + type + "> ";
       size_t end = raw.find(close, name_end);

@@ -16,12 +16,16 @@
 #include <memory>
 #include <sstream>
 
+#include "common/testing.h"
 #include "nnet3/components/component-test-util.h"
 
 namespace nnet3 {
 namespace {
 
+using testing::ConfigError;
 using testing::Contig;
+using testing::FromConfig;
+using testing::ReadFile;
 using testing::NewMat;
 using testing::RandMat;
 
@@ -30,49 +34,6 @@ const char *kTypes[] = {"NoOpComponent", "ClipGradientComponent",
                         "SumBlockComponent", "ElementwiseProductComponent",
                         "PermuteComponent", "FixedScaleComponent",
                         "FixedBiasComponent"};
-
-Component *NewOfType(const std::string &type) {
-  if (type == "NoOpComponent") return new NoOpComponent();
-  if (type == "ClipGradientComponent") return new ClipGradientComponent();
-  if (type == "PnormComponent") return new PnormComponent();
-  if (type == "SumGroupComponent") return new SumGroupComponent();
-  if (type == "SumBlockComponent") return new SumBlockComponent();
-  if (type == "ElementwiseProductComponent")
-    return new ElementwiseProductComponent();
-  if (type == "PermuteComponent") return new PermuteComponent();
-  if (type == "FixedScaleComponent") return new FixedScaleComponent();
-  if (type == "FixedBiasComponent") return new FixedBiasComponent();
-  return nullptr;
-}
-
-std::unique_ptr<Component> FromConfig(const std::string &type,
-                                      const std::string &line) {
-  std::unique_ptr<Component> ans(NewOfType(type));
-  ConfigLine cfl;
-  std::string error;
-  EXPECT_TRUE(cfl.ParseLine(line, &error)) << error;
-  ans->InitFromConfig(&cfl);
-  return ans;
-}
-
-std::string ConfigError(const std::string &type, const std::string &line) {
-  std::unique_ptr<Component> c(NewOfType(type));
-  ConfigLine cfl;
-  EXPECT_TRUE(cfl.ParseLine(line));
-  try {
-    c->InitFromConfig(&cfl);
-  } catch (const UserError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string ReadFile(const std::string &path) {
-  std::ifstream is(path, std::ios::binary);
-  std::stringstream ss;
-  ss << is.rdbuf();
-  return ss.str();
-}
 
 // One instance of each type, as configured in tests below.
 std::vector<std::unique_ptr<Component> > Examples() {
@@ -190,7 +151,7 @@ TEST(SimpleTest, IoRoundTrip) {
   auto cs = Examples();
   for (auto &c : cs) {
     std::string type = c->Type();
-    testing::CheckIoRoundTrip(*c, [type] { return NewOfType(type); });
+    testing::CheckIoRoundTrip(*c, [type] { return Component::NewComponentOfType(type); });
   }
 }
 
@@ -200,13 +161,13 @@ TEST(SimpleTest, KaldiTextSpansRoundTrip) {
     std::vector<std::string> spans = testing::ReferenceSpans(type);
     EXPECT_FALSE(spans.empty()) << type;
     for (const std::string &span : spans) {
-      std::unique_ptr<Component> c(NewOfType(type));
+      std::unique_ptr<Component> c(Component::NewComponentOfType(type));
       std::istringstream is(span);
       c->Read(is, false);
       EXPECT_EQ(testing::FirstDifference(testing::WriteToString(*c, false), span), "")
           << type;
       std::string bin = testing::WriteToString(*c, true);
-      std::unique_ptr<Component> c2(NewOfType(type));
+      std::unique_ptr<Component> c2(Component::NewComponentOfType(type));
       std::istringstream bis(bin);
       c2->Read(bis, true);
       EXPECT_EQ(testing::FirstDifference(testing::WriteToString(*c2, false), span), "")
@@ -249,7 +210,7 @@ TEST(SimpleTest, KaldiBinarySpansAndInfo) {
       pos = type_end;
       if (tag.size() < 3) continue;
       std::string type = tag.substr(1, tag.size() - 2);
-      std::unique_ptr<Component> c(NewOfType(type));
+      std::unique_ptr<Component> c(Component::NewComponentOfType(type));
       if (!c) continue;
       std::string close = "</" + type + "> ";
       size_t end = raw.find(close, name_end);
