@@ -148,6 +148,32 @@ void NonlinearComponent::StoreStatsInternal(
   }
 }
 
+bool NonlinearComponent::FindSaturatedDims(BaseFloat default_lower_threshold,
+                                           NonlinearComponent *to_update,
+                                           Vector<BaseFloat> *saturated) const {
+  to_update->num_dims_processed_ += dim_;
+  if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_ ||
+      RandUniform() > kRepairProbability)
+    return false;
+  if (!(self_repair_scale_ > 0.0 && self_repair_scale_ < 0.1))
+    NNET3_ERR << Type() << ": self-repair-scale=" << self_repair_scale_
+              << " is out of the range (0, 0.1)";
+  if (self_repair_upper_threshold_ != kUnsetThreshold)
+    NNET3_ERR << Type() << ": do not set self-repair-upper-threshold for "
+              << "this component type, it does nothing.";
+  BaseFloat lower_threshold =
+      (self_repair_lower_threshold_ == kUnsetThreshold
+           ? default_lower_threshold
+           : self_repair_lower_threshold_) * count_;
+  // 1 for the dimensions whose derivative sum is below the threshold.
+  saturated->Resize(dim_);
+  saturated->AddVec(-1.0, deriv_sum_);
+  saturated->Add(lower_threshold);
+  Heaviside(saturated);
+  to_update->num_dims_self_repaired_ += saturated->Sum();
+  return true;
+}
+
 void NonlinearComponent::StoreBackpropStats(
     const CuMatrixBase<BaseFloat> &out_deriv) {
   // Always on the first minibatch, afterwards skipped one time in four.
@@ -348,31 +374,12 @@ void SigmoidComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                        SigmoidComponent *to_update) const {
   // The sigmoid's derivative is at most 0.25; below 0.05 on average a unit
   // counts as saturated.
-  const BaseFloat default_lower_threshold = 0.05;
-  to_update->num_dims_processed_ += dim_;
-  if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_ ||
-      RandUniform() > kRepairProbability)
-    return;
-  if (!(self_repair_scale_ > 0.0 && self_repair_scale_ < 0.1))
-    NNET3_ERR << Type() << ": self-repair-scale=" << self_repair_scale_
-              << " is out of the range (0, 0.1)";
-  if (self_repair_upper_threshold_ != kUnsetThreshold)
-    NNET3_ERR << Type() << ": do not set self-repair-upper-threshold for "
-              << "sigmoid components, it does nothing.";
-  BaseFloat lower_threshold =
-      (self_repair_lower_threshold_ == kUnsetThreshold
-           ? default_lower_threshold
-           : self_repair_lower_threshold_) * count_;
-  // 1 for the dimensions whose derivative sum is below the threshold.
-  Vector<BaseFloat> problematic(dim_);
-  problematic.AddVec(-1.0, deriv_sum_);
-  problematic.Add(lower_threshold);
-  Heaviside(&problematic);
-  to_update->num_dims_self_repaired_ += problematic.Sum();
+  Vector<BaseFloat> saturated;
+  if (!FindSaturatedDims(0.05, to_update, &saturated)) return;
   // in_deriv += -scale/p * (2 y - 1) on those dimensions.
   in_deriv->AddMatDiagVec(-2.0 * self_repair_scale_ / kRepairProbability,
-                          out_value, kNoTrans, problematic);
-  in_deriv->AddVecToRows(self_repair_scale_ / kRepairProbability, problematic);
+                          out_value, kNoTrans, saturated);
+  in_deriv->AddVecToRows(self_repair_scale_ / kRepairProbability, saturated);
 }
 
 void SigmoidComponent::StoreStats(const CuMatrixBase<BaseFloat> &,
@@ -419,29 +426,11 @@ void TanhComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                     TanhComponent *to_update) const {
   // The tanh's derivative is at most 1; below 0.2 on average a unit counts
   // as saturated.
-  const BaseFloat default_lower_threshold = 0.2;
-  to_update->num_dims_processed_ += dim_;
-  if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_ ||
-      RandUniform() > kRepairProbability)
-    return;
-  if (!(self_repair_scale_ > 0.0 && self_repair_scale_ < 0.1))
-    NNET3_ERR << Type() << ": self-repair-scale=" << self_repair_scale_
-              << " is out of the range (0, 0.1)";
-  if (self_repair_upper_threshold_ != kUnsetThreshold)
-    NNET3_ERR << Type() << ": do not set self-repair-upper-threshold for "
-              << "tanh components, it does nothing.";
-  BaseFloat lower_threshold =
-      (self_repair_lower_threshold_ == kUnsetThreshold
-           ? default_lower_threshold
-           : self_repair_lower_threshold_) * count_;
-  Vector<BaseFloat> problematic(dim_);
-  problematic.AddVec(-1.0, deriv_sum_);
-  problematic.Add(lower_threshold);
-  Heaviside(&problematic);
-  to_update->num_dims_self_repaired_ += problematic.Sum();
+  Vector<BaseFloat> saturated;
+  if (!FindSaturatedDims(0.2, to_update, &saturated)) return;
   // in_deriv += -scale/p * y on those dimensions.
   in_deriv->AddMatDiagVec(-self_repair_scale_ / kRepairProbability, out_value,
-                          kNoTrans, problematic);
+                          kNoTrans, saturated);
 }
 
 void TanhComponent::StoreStats(const CuMatrixBase<BaseFloat> &,

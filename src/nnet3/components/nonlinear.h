@@ -71,6 +71,15 @@ class NonlinearComponent : public Component {
   void StoreBackpropStats(const CuMatrixBase<BaseFloat> &out_deriv);
 
  protected:
+  // Self-repair of saturating units (sigmoid, tanh): counts the processed
+  // dims in to_update and, on a random half of the minibatches when
+  // self-repair is on and statistics exist, sets *saturated to 1 for the
+  // dims whose average derivative is below the lower threshold (default
+  // given) and 0 elsewhere. Returns false when no repair happens this time.
+  bool FindSaturatedDims(BaseFloat default_lower_threshold,
+                         NonlinearComponent *to_update,
+                         Vector<BaseFloat> *saturated) const;
+
   int32 dim_;
   int32 block_dim_;
   Vector<double> value_sum_;
