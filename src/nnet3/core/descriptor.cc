@@ -292,8 +292,9 @@ bool OptionalSumDescriptor::IsComputable(
     const Index &index, const CindexSet &cindex_set,
     std::vector<Cindex> *used_inputs) const {
   // The inner expression adds its inputs only if it is computable; either
-  // way the IfDefined() is.
-  src_->IsComputable(index, cindex_set, used_inputs);
+  // way the IfDefined() is (so without a list to fill there is nothing to
+  // ask).
+  if (used_inputs != nullptr) src_->IsComputable(index, cindex_set, used_inputs);
   return true;
 }
 
@@ -405,28 +406,33 @@ void BinarySumDescriptor::GetDependencies(
 bool BinarySumDescriptor::IsComputable(const Index &index,
                                        const CindexSet &cindex_set,
                                        std::vector<Cindex> *used_inputs) const {
+  // Short-circuits: a Sum whose first term is missing, or a Failover whose
+  // first branch is present, never asks about the other side (so a
+  // recursive evaluator does not walk back through a recurrence for
+  // nothing).
   const bool want = (used_inputs != nullptr);
   std::vector<Cindex> inputs1, inputs2;
-  bool ok1 = src1_->IsComputable(index, cindex_set, want ? &inputs1 : nullptr),
-       ok2 = src2_->IsComputable(index, cindex_set, want ? &inputs2 : nullptr);
-  const std::vector<Cindex> *chosen = nullptr;
-  bool ans = false;
-  switch (op_) {
-    case kSumOperation:
-      ans = ok1 && ok2;
-      if (ans && want) {
-        used_inputs->insert(used_inputs->end(), inputs1.begin(), inputs1.end());
-        chosen = &inputs2;
-      }
-      break;
-    case kFailoverOperation:
-      ans = ok1 || ok2;
-      if (ans && want) chosen = ok1 ? &inputs1 : &inputs2;
-      break;
+  bool ok1 = src1_->IsComputable(index, cindex_set, want ? &inputs1 : nullptr);
+  if (op_ == kSumOperation) {
+    if (!ok1) return false;
+    if (!src2_->IsComputable(index, cindex_set, want ? &inputs2 : nullptr))
+      return false;
+    if (want) {
+      used_inputs->insert(used_inputs->end(), inputs1.begin(), inputs1.end());
+      used_inputs->insert(used_inputs->end(), inputs2.begin(), inputs2.end());
+    }
+    return true;
   }
-  if (chosen != nullptr)
-    used_inputs->insert(used_inputs->end(), chosen->begin(), chosen->end());
-  return ans;
+  if (ok1) {
+    if (want)
+      used_inputs->insert(used_inputs->end(), inputs1.begin(), inputs1.end());
+    return true;
+  }
+  if (!src2_->IsComputable(index, cindex_set, want ? &inputs2 : nullptr))
+    return false;
+  if (want)
+    used_inputs->insert(used_inputs->end(), inputs2.begin(), inputs2.end());
+  return true;
 }
 
 int32 BinarySumDescriptor::Dim(const NodeDimFunction &node_dim) const {

@@ -1,6 +1,7 @@
 // nnet3/core/index.cc
 #include "nnet3/core/index.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -155,4 +156,150 @@ void ReadIndexVector(std::istream &is, bool binary, std::vector<Index> *vec) {
   }
 }
 
+namespace {
+// A byte of a binary stream as a message fragment: "end of file" or its
+// signed value.
+std::string ByteForMessage(int c) {
+  if (c == EOF) return "end of file";
+  return "byte " + std::to_string(static_cast<int>(static_cast<signed char>(c)));
+}
+
+void ExpectCharInText(std::istream &is, char want, int32 element) {
+  is >> std::ws;
+  long long pos = StreamPosition(is);
+  int c = is.peek();
+  if (c != static_cast<unsigned char>(want))
+    NNET3_ERR << "ReadCindexVector: expected '" << want << "' at element "
+              << element << ", got "
+              << (c == EOF ? std::string("end of file")
+                           : PrintableString(std::string(1, char(c))))
+              << " at file position " << pos;
+  is.get();
+}
+
+void WriteCindexElementBinary(std::ostream &os,
+                              const std::vector<Cindex> &vec, size_t i) {
+  const Cindex &cindex = vec[i];
+  if (i == 0 || cindex.first != vec[i - 1].first) {
+    os.put('|');
+    WriteBasicType(os, true, cindex.first);
+  }
+  const Index &index = cindex.second;
+  int code = 127;  // the general form unless a one-byte form applies
+  if (i == 0) {
+    if (index.n == 0 && index.x == 0 && std::abs(index.t) < 125)
+      code = index.t;
+    else if (index.t == 0 && index.x == 0 && (index.n == 0 || index.n == 1))
+      code = 125 + index.n;
+  } else {
+    const Index &last = vec[i - 1].second;
+    int64 dt = static_cast<int64>(index.t) - last.t;
+    if (index.n == last.n && index.x == last.x && dt > -124 && dt < 124)
+      code = static_cast<int>(dt);
+    else if (index.t == last.t && index.x == last.x &&
+             (index.n == last.n || static_cast<int64>(index.n) == last.n + 1LL))
+      code = 125 + (index.n - last.n);
+  }
+  os.put(static_cast<char>(static_cast<signed char>(code)));
+  if (code == 127) {
+    WriteBasicType(os, true, index.n);
+    WriteBasicType(os, true, index.t);
+    WriteBasicType(os, true, index.x);
+  }
+}
+
+void ReadCindexElementBinary(std::istream &is, size_t i,
+                             std::vector<Cindex> *vec) {
+  Cindex cindex;
+  long long pos = StreamPosition(is);
+  int c = is.peek();
+  if (c == '|') {
+    is.get();
+    ReadBasicType(is, true, &cindex.first);
+  } else if (i == 0) {
+    NNET3_ERR << "ReadCindexVector: expected '|' and a node index before the "
+              << "first Cindex, got " << ByteForMessage(c)
+              << " at file position " << pos;
+  } else {
+    cindex.first = (*vec)[i - 1].first;
+  }
+  pos = StreamPosition(is);
+  c = is.get();
+  if (c == EOF)
+    NNET3_ERR << "ReadCindexVector: unexpected end of file at element " << i;
+  int code = static_cast<signed char>(c);
+  Index &index = cindex.second;
+  const Index last = (i == 0 ? Index() : (*vec)[i - 1].second);
+  if (code == 127) {
+    ReadBasicType(is, true, &index.n);
+    ReadBasicType(is, true, &index.t);
+    ReadBasicType(is, true, &index.x);
+  } else if (code == 125 || code == 126) {
+    index = Index(last.n + (code - 125), last.t, last.x);
+  } else if (i == 0 && std::abs(code) < 125) {
+    index = Index(0, code, 0);
+  } else if (i > 0 && std::abs(code) < 124) {
+    index = Index(last.n, last.t + code, last.x);
+  } else {
+    NNET3_ERR << "ReadCindexVector: unexpected byte " << code
+              << " at element " << i << ", file position " << pos;
+  }
+  vec->push_back(cindex);
+}
+}  // namespace
+
+void WriteCindexVector(std::ostream &os, bool binary,
+                       const std::vector<Cindex> &vec) {
+  WriteToken(os, binary, "<I1V>");
+  int32 size = static_cast<int32>(vec.size());
+  NNET3_ASSERT(static_cast<size_t>(size) == vec.size());
+  WriteBasicType(os, binary, size);
+  for (size_t i = 0; i < vec.size(); i++) {
+    if (binary) {
+      WriteCindexElementBinary(os, vec, i);
+      continue;
+    }
+    if (i == 0 || vec[i].first != vec[i - 1].first) {
+      if (i > 0) os.put(']');
+      os.put('[');
+      WriteBasicType(os, binary, vec[i].first);
+      os.put(':');
+    }
+    vec[i].second.Write(os, binary);
+    if (i + 1 == vec.size()) os.put(']');
+  }
+  if (!os.good()) NNET3_ERR << "Output stream error writing Cindex vector";
+}
+
+void ReadCindexVector(std::istream &is, bool binary,
+                      std::vector<Cindex> *vec) {
+  ExpectToken(is, binary, "<I1V>");
+  int32 size;
+  ReadBasicType(is, binary, &size);
+  if (size < 0)
+    NNET3_ERR << "ReadCindexVector: negative size " << size;
+  std::vector<Cindex> ans;
+  // A corrupt size must not allocate wildly: grow as elements arrive.
+  ans.reserve(std::min<int32>(size, 1 << 16));
+  for (int32 i = 0; i < size; i++) {
+    if (binary) {
+      ReadCindexElementBinary(is, i, &ans);
+      continue;
+    }
+    Cindex cindex;
+    is >> std::ws;
+    if (i == 0 || is.peek() == ']') {
+      if (i != 0) is.get();
+      ExpectCharInText(is, '[', i);
+      ReadBasicType(is, binary, &cindex.first);
+      ExpectCharInText(is, ':', i);
+    } else {
+      cindex.first = ans.back().first;
+    }
+    cindex.second.Read(is, binary);
+    ans.push_back(cindex);
+    if (i + 1 == size) ExpectCharInText(is, ']', i);
+  }
+  vec->swap(ans);
+}
 }  // namespace nnet3

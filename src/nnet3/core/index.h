@@ -5,7 +5,8 @@
 // Ordering is by n, then t, then x, so sorting keeps each sequence's frames
 // together and in time order. Kaldi's binary/text encodings of Index
 // vectors are implemented here (the compact per-element form used inside
-// egs and cached computations), as is the short printed form
+// egs and cached computations) and of Cindex vectors (matrix debug info in
+// cached computations), as is the short printed form
 // "[ (0, -1:1) (1, -1:1) ]".
 #ifndef NNET3_NNET3_CORE_INDEX_H_
 #define NNET3_NNET3_CORE_INDEX_H_
@@ -31,10 +32,12 @@ struct Index {
     return n == a.n && t == a.t && x == a.x;
   }
   bool operator!=(const Index &a) const { return !(*this == a); }
+  // Kaldi's order: by t, then x, then n (so n varies fastest, the layout
+  // the compiler gives each step's rows).
   bool operator<(const Index &a) const {
-    if (n != a.n) return n < a.n;
     if (t != a.t) return t < a.t;
-    return x < a.x;
+    if (x != a.x) return x < a.x;
+    return n < a.n;
   }
   Index operator+(const Index &other) const {
     return Index(n + other.n, t + other.t, x + other.x);
@@ -84,6 +87,20 @@ void PrintCindexes(std::ostream &os, const std::vector<Cindex> &cindexes,
 void WriteIndexVector(std::ostream &os, bool binary,
                       const std::vector<Index> &vec);
 void ReadIndexVector(std::istream &is, bool binary, std::vector<Index> *vec);
+
+// Kaldi's Cindex-vector encoding (also under the token "<I1V>", then the
+// int32 count). Binary: wherever the node differs from the previous
+// element's (and always at element 0) a '|' byte and the node as an int32;
+// then one signed byte for the Index: at element 0, t when n == x == 0 and
+// |t| < 125, else 125 + n when t == x == 0 and n is 0 or 1; later, the step
+// in t when n and x are unchanged and |step| < 124 (so 124, '|', never
+// starts an Index), else 125/126 when only n grows by 0/1; otherwise byte
+// 127 and the three integers. Text: each run of one node is
+// "[node :<I1> n t x <I1> n t x ...]" with runs written back to back, e.g.
+// "<I1V> 3 [1 :<I1> 0 0 0 <I1> 0 1 0 ][2 :<I1> 0 0 0 ]".
+void WriteCindexVector(std::ostream &os, bool binary,
+                       const std::vector<Cindex> &vec);
+void ReadCindexVector(std::istream &is, bool binary, std::vector<Cindex> *vec);
 
 // A set of Indexes, answering "is this Index present" (used when asking a
 // component or descriptor what it can compute from what is available).

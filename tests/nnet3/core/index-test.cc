@@ -10,12 +10,16 @@
 namespace nnet3 {
 namespace {
 
-TEST(Index, OrderIsNThenTThenX) {
+TEST(Index, OrderIsTThenXThenN) {
+  // Kaldi's order: t first, then x, then n (n varies fastest).
   std::vector<Index> v = {Index(1, 0), Index(0, 5), Index(0, -1, 2),
-                          Index(0, -1, 1), Index(0, 3)};
+                          Index(0, -1, 1), Index(0, 3), Index(0, 0),
+                          Index(2, -1, 1)};
   std::sort(v.begin(), v.end());
-  std::vector<Index> want = {Index(0, -1, 1), Index(0, -1, 2), Index(0, 3),
-                             Index(0, 5), Index(1, 0)};
+  std::vector<Index> want = {Index(0, -1, 1), Index(2, -1, 1),
+                             Index(0, -1, 2), Index(0, 0),
+                             Index(1, 0),     Index(0, 3),
+                             Index(0, 5)};
   EXPECT_EQ(v, want);
   EXPECT_NE(IndexHasher()(Index(0, 1)), IndexHasher()(Index(1, 0)));
 }
