@@ -1,0 +1,238 @@
+// nnet3/compute/decodable-simple.cc
+// Chunked inference (see decodable-simple.h).
+#include "nnet3/compute/decodable-simple.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "base/log.h"
+
+namespace nnet3 {
+
+void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
+  opts->Register("extra-left-context", &extra_left_context,
+                 "Number of frames of additional left-context to add on top "
+                 "of the neural net's inherent left context (may be useful in "
+                 "recurrent setups)");
+  opts->Register("extra-right-context", &extra_right_context,
+                 "Number of frames of additional right-context to add on top "
+                 "of the neural net's inherent right context (may be useful "
+                 "in recurrent setups)");
+  opts->Register("extra-left-context-initial", &extra_left_context_initial,
+                 "If >= 0, overrides the --extra-left-context value at the "
+                 "start of an utterance");
+  opts->Register("extra-right-context-final", &extra_right_context_final,
+                 "If >= 0, overrides the --extra-right-context value at the "
+                 "end of an utterance");
+  opts->Register("frame-subsampling-factor", &frame_subsampling_factor,
+                 "Required if the frame-rate of the output (e.g. in 'chain' "
+                 "models) is less than the frame-rate of the original "
+                 "alignment");
+  opts->Register("acoustic-scale", &acoustic_scale,
+                 "Scaling factor for acoustic log-likelihoods (caution: is a "
+                 "no-op if set in the program nnet3-compute)");
+  opts->Register("frames-per-chunk", &frames_per_chunk,
+                 "Number of frames in each chunk that is separately "
+                 "evaluated by the neural net.  Measured before any "
+                 "subsampling, if the --frame-subsampling-factor options is "
+                 "used (i.e. counts input frames)");
+  opts->Register("debug-computation", &debug_computation,
+                 "If true, turn on debug for the actual computation (very "
+                 "verbose!)");
+  ParseOptions compiler_opts("compiler", opts);
+  compiler_config.Register(&compiler_opts);
+}
+
+void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
+                                         NnetSimpleComputationOptions *opts) {
+  if (opts->frame_subsampling_factor < 1 || opts->frames_per_chunk < 1)
+    NNET3_ERR << "--frame-subsampling-factor and --frames-per-chunk must be "
+              << "> 0";
+  if (opts->extra_left_context < 0 || opts->extra_right_context < 0)
+    NNET3_ERR << "--extra-left-context and --extra-right-context must be "
+              << ">= 0";
+  int32 modulus = nnet.Modulus();
+  NNET3_ASSERT(modulus > 0);
+  int32 n = std::lcm(opts->frame_subsampling_factor, modulus);
+  if (opts->frames_per_chunk % n != 0) {
+    int32 fpc = n * ((opts->frames_per_chunk + n - 1) / n);
+    if (modulus == 1)
+      NNET3_LOG << "Increasing --frames-per-chunk from "
+                << opts->frames_per_chunk << " to " << fpc
+                << " to make it a multiple of --frame-subsampling-factor="
+                << opts->frame_subsampling_factor;
+    else
+      NNET3_LOG << "Increasing --frames-per-chunk from "
+                << opts->frames_per_chunk << " to " << fpc << " due to "
+                << "--frame-subsampling-factor="
+                << opts->frame_subsampling_factor
+                << " and nnet shift-invariance modulus = " << modulus;
+    opts->frames_per_chunk = fpc;
+  }
+}
+
+DecodableNnetSimple::DecodableNnetSimple(
+    const NnetSimpleComputationOptions &opts, const Nnet &nnet,
+    const Vector<BaseFloat> &priors, const MatrixBase<BaseFloat> &feats,
+    CachingCompiler *compiler, const VectorBase<BaseFloat> *ivector,
+    const MatrixBase<BaseFloat> *online_ivectors, int32 online_ivector_period)
+    : opts_(opts), nnet_(nnet), feats_(feats), compiler_(compiler),
+      ivector_(ivector), online_ivectors_(online_ivectors),
+      online_ivector_period_(online_ivector_period) {
+  NNET3_ASSERT(!(ivector != nullptr && online_ivectors != nullptr));
+  if (online_ivectors != nullptr && online_ivector_period <= 0)
+    NNET3_ERR << "You need to set the --online-ivector-period option";
+  int32 f = opts_.frame_subsampling_factor;
+  num_subsampled_frames_ = (feats_.NumRows() + f - 1) / f;
+  output_dim_ = nnet_.OutputDim("output");
+  if (output_dim_ < 0)
+    NNET3_ERR << "The network has no output node named 'output'";
+  if (priors.Dim() != 0) {
+    if (priors.Dim() != output_dim_)
+      NNET3_ERR << "The priors have dimension " << priors.Dim()
+                << " but the network's output has dimension " << output_dim_;
+    log_priors_ = priors;
+    log_priors_.ApplyLog();
+  }
+  compiler_->GetSimpleNnetContext(&nnet_left_context_, &nnet_right_context_);
+}
+
+void DecodableNnetSimple::GetOutputForFrame(int32 subsampled_frame,
+                                            VectorBase<BaseFloat> *output) {
+  if (subsampled_frame < current_offset_ ||
+      subsampled_frame >= current_offset_ + current_output_.NumRows())
+    EnsureFrameIsComputed(subsampled_frame);
+  output->CopyFromVec(current_output_.Row(subsampled_frame - current_offset_));
+}
+
+void DecodableNnetSimple::GetCurrentIvector(int32 output_t_start,
+                                            int32 num_output_frames,
+                                            Vector<BaseFloat> *ivector) const {
+  if (ivector_ != nullptr) {
+    *ivector = *ivector_;
+    return;
+  }
+  if (online_ivectors_ == nullptr) {
+    ivector->Resize(0);
+    return;
+  }
+  // The iVector of the frame in the middle of the chunk's outputs.
+  int32 frame_to_search = output_t_start + num_output_frames / 2;
+  int32 ivector_frame = frame_to_search / online_ivector_period_;
+  NNET3_ASSERT(ivector_frame >= 0);
+  int32 num_rows = online_ivectors_->NumRows();
+  if (ivector_frame >= num_rows) {
+    int32 margin = ivector_frame - (num_rows - 1);
+    if (margin > 5)
+      NNET3_ERR << "Online iVectors are not available for frame "
+                << frame_to_search << " (they have " << num_rows
+                << " rows with period " << online_ivector_period_
+                << "; margin = " << margin << ")";
+    ivector_frame = num_rows - 1;
+  }
+  ivector->Resize(online_ivectors_->NumCols());
+  ivector->CopyFromVec(online_ivectors_->Row(ivector_frame));
+}
+
+void DecodableNnetSimple::EnsureFrameIsComputed(int32 subsampled_frame) {
+  NNET3_ASSERT(subsampled_frame >= 0 &&
+               subsampled_frame < num_subsampled_frames_);
+  int32 feature_dim = feats_.NumCols(),
+        nnet_input_dim = nnet_.InputDim("input"),
+        nnet_ivector_dim = std::max<int32>(0, nnet_.InputDim("ivector"));
+  int32 ivector_dim = ivector_ != nullptr ? ivector_->Dim()
+                      : online_ivectors_ != nullptr
+                          ? online_ivectors_->NumCols()
+                          : 0;
+  if (feature_dim != nnet_input_dim)
+    NNET3_ERR << "Neural net expects 'input' features with dimension "
+              << nnet_input_dim << " but you provided " << feature_dim;
+  if (ivector_dim != nnet_ivector_dim)
+    NNET3_ERR << "Neural net expects 'ivector' features with dimension "
+              << nnet_ivector_dim << " but you provided " << ivector_dim;
+
+  int32 f = opts_.frame_subsampling_factor;
+  int32 subsampled_per_chunk = opts_.frames_per_chunk / f;
+  int32 start = subsampled_frame;
+  int32 num = std::min(num_subsampled_frames_ - start, subsampled_per_chunk);
+  NNET3_ASSERT(num > 0);
+  int32 last = start + num - 1;
+  int32 first_output_frame = start * f, last_output_frame = last * f;
+  int32 extra_left = opts_.extra_left_context,
+        extra_right = opts_.extra_right_context;
+  if (first_output_frame == 0 && opts_.extra_left_context_initial >= 0)
+    extra_left = opts_.extra_left_context_initial;
+  if (last == num_subsampled_frames_ - 1 && opts_.extra_right_context_final >= 0)
+    extra_right = opts_.extra_right_context_final;
+  int32 first_input_frame =
+      first_output_frame - nnet_left_context_ - extra_left;
+  int32 last_input_frame =
+      last_output_frame + nnet_right_context_ + extra_right;
+  int32 num_input_frames = last_input_frame + 1 - first_input_frame;
+
+  Vector<BaseFloat> ivector;
+  GetCurrentIvector(first_output_frame, last_output_frame - first_output_frame,
+                    &ivector);
+  int32 total = feats_.NumRows();
+  if (first_input_frame >= 0 && last_input_frame < total) {
+    SubMatrix<BaseFloat> block(feats_, first_input_frame, num_input_frames, 0,
+                               feature_dim);
+    DoNnetComputation(first_input_frame, block, ivector, first_output_frame,
+                      num);
+  } else {
+    // Pad by repeating the first and last frames.
+    Matrix<BaseFloat> block(num_input_frames, feature_dim, kUndefined);
+    for (int32 i = 0; i < num_input_frames; i++) {
+      int32 t = std::min(std::max(i + first_input_frame, 0), total - 1);
+      block.Row(i).CopyFromVec(feats_.Row(t));
+    }
+    DoNnetComputation(first_input_frame, block, ivector, first_output_frame,
+                      num);
+  }
+}
+
+void DecodableNnetSimple::DoNnetComputation(
+    int32 input_t_start, const MatrixBase<BaseFloat> &input_feats,
+    const VectorBase<BaseFloat> &ivector, int32 output_t_start,
+    int32 num_subsampled_frames) {
+  // Shift time so the chunk's first output is t=0: chunks of one shape then
+  // make identical requests and share a compiled computation.
+  int32 time_offset = -output_t_start;
+  ComputationRequest request;
+  request.inputs.push_back(IoSpecification(
+      "input", time_offset + input_t_start,
+      time_offset + input_t_start + input_feats.NumRows()));
+  if (ivector.Dim() != 0)
+    request.inputs.push_back(
+        IoSpecification("ivector", std::vector<Index>(1, Index(0, 0, 0))));
+  IoSpecification output;
+  output.name = "output";
+  int32 f = opts_.frame_subsampling_factor;
+  output.indexes.resize(num_subsampled_frames);
+  for (int32 i = 0; i < num_subsampled_frames; i++)
+    output.indexes[i].t = time_offset + output_t_start + i * f;
+  request.outputs.push_back(output);
+
+  std::shared_ptr<const NnetComputation> computation =
+      compiler_->Compile(request);
+  NnetComputeOptions compute_opts = opts_.compute_config;
+  if (opts_.debug_computation) compute_opts.debug = true;
+  NnetComputer computer(compute_opts, *computation, nnet_, nullptr);
+  CuMatrix<BaseFloat> input(input_feats);
+  computer.AcceptInput("input", &input);
+  CuMatrix<BaseFloat> ivector_mat;
+  if (ivector.Dim() != 0) {
+    ivector_mat.Resize(1, ivector.Dim());
+    ivector_mat.Row(0).CopyFromVec(ivector);
+    computer.AcceptInput("ivector", &ivector_mat);
+  }
+  computer.Run();
+  CuMatrix<BaseFloat> out;
+  computer.GetOutputDestructive("output", &out);
+  if (log_priors_.Dim() != 0) out.AddVecToRows(-1.0, log_priors_);
+  out.Scale(opts_.acoustic_scale);
+  current_output_.Swap(&out);
+  current_offset_ = output_t_start / f;
+}
+
+}  // namespace nnet3

@@ -1,0 +1,84 @@
+// nnet3/compute/decodable-simple.h
+// Inference over whole utterances with a simple network (one input named
+// "input", optionally "ivector", one output "output"): the utterance is cut
+// into chunks of --frames-per-chunk output frames; each chunk gets the
+// network's context plus the extra contexts, features are padded at the
+// utterance edges by repeating the first/last frame, and time is shifted
+// so each chunk's first output frame is t=0 (so chunks of one shape share
+// one compiled computation). This is what nnet3-compute and decoders use;
+// the numbers match Kaldi's DecodableNnetSimple.
+// Invariants: output row k is subsampled frame k (frame k *
+// frame-subsampling-factor of the input); rows are computed chunk by chunk
+// and cached, so asking for frames in order computes each chunk once.
+#ifndef NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
+#define NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
+
+#include "nnet3/compile/caching-compiler.h"
+#include "nnet3/compute/nnet-computer.h"
+#include "util/options.h"
+
+namespace nnet3 {
+
+struct NnetSimpleComputationOptions {
+  int32 extra_left_context = 0;
+  int32 extra_right_context = 0;
+  int32 extra_left_context_initial = -1;
+  int32 extra_right_context_final = -1;
+  int32 frame_subsampling_factor = 1;
+  int32 frames_per_chunk = 50;
+  BaseFloat acoustic_scale = 0.1;
+  bool debug_computation = false;
+  NnetComputeOptions compute_config;
+  CachingCompilerOptions compiler_config;
+  void Register(OptionsItf *opts);
+};
+
+// Rounds frames_per_chunk up to a multiple of lcm(frame_subsampling_factor,
+// modulus) (logging once when it changes) and checks the options.
+void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
+                                         NnetSimpleComputationOptions *opts);
+
+class DecodableNnetSimple {
+ public:
+  // 'priors' may be empty; otherwise log(priors) is subtracted from the
+  // output. At most one of ivector and online_ivectors may be non-null; all
+  // pointers and references must outlive this object. 'opts' should have
+  // passed CheckAndFixSimpleComputationOptions.
+  DecodableNnetSimple(const NnetSimpleComputationOptions &opts,
+                      const Nnet &nnet, const Vector<BaseFloat> &priors,
+                      const MatrixBase<BaseFloat> &feats,
+                      CachingCompiler *compiler,
+                      const VectorBase<BaseFloat> *ivector = nullptr,
+                      const MatrixBase<BaseFloat> *online_ivectors = nullptr,
+                      int32 online_ivector_period = 1);
+  int32 NumFrames() const { return num_subsampled_frames_; }
+  int32 OutputDim() const { return output_dim_; }
+  void GetOutputForFrame(int32 subsampled_frame, VectorBase<BaseFloat> *output);
+
+ private:
+  void EnsureFrameIsComputed(int32 subsampled_frame);
+  void GetCurrentIvector(int32 output_t_start, int32 num_output_frames,
+                         Vector<BaseFloat> *ivector) const;
+  void DoNnetComputation(int32 input_t_start,
+                         const MatrixBase<BaseFloat> &input_feats,
+                         const VectorBase<BaseFloat> &ivector,
+                         int32 output_t_start, int32 num_subsampled_frames);
+
+  const NnetSimpleComputationOptions &opts_;
+  const Nnet &nnet_;
+  Vector<BaseFloat> log_priors_;
+  const MatrixBase<BaseFloat> &feats_;
+  CachingCompiler *compiler_;
+  const VectorBase<BaseFloat> *ivector_;
+  const MatrixBase<BaseFloat> *online_ivectors_;
+  int32 online_ivector_period_;
+  int32 num_subsampled_frames_;
+  int32 output_dim_;
+  int32 nnet_left_context_ = 0, nnet_right_context_ = 0;
+  Matrix<BaseFloat> current_output_;
+  int32 current_offset_ = 0;  // subsampled frame of current_output_ row 0
+};
+
+}  // namespace nnet3
+
+#endif  // NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
