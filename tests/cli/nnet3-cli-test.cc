@@ -206,6 +206,24 @@ TEST_F(Nnet3Cli, ReadsTheNnetOutOfAnMdl) {
   EXPECT_TRUE(ReadFile(dir_.File("out.raw")) == raw);
 }
 
+TEST_F(Nnet3Cli, InfoDotPrintsADigraph) {
+  // Nodes of kGoodConfig: input n0, affine_input n1, affine n2,
+  // relu_input n3, relu n4, output n5.
+  Write("good.config", kGoodConfig);
+  CommandResult r = Run("nnet3-init good.config a.raw && nnet3-info --dot a.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  ASSERT_GE(r.out.size(), 2u);
+  EXPECT_EQ(r.out.rfind("digraph nnet {\n", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.substr(r.out.size() - 2), "}\n") << r.out;
+  EXPECT_NE(r.out.find("  n2 [label=\"affine\\nAffineComponent\\ndim=3\", "
+                       "shape=box];\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  n0 -> n1 [label=\"t-1, t\"];\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  n4 -> n5;\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("num-parameters"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace nnet3
