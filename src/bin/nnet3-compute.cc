@@ -1,0 +1,187 @@
+// bin/nnet3-compute.cc
+// Runs features through a raw network (or the network of a .mdl) and writes
+// the output per utterance, chunk by chunk as Kaldi's nnet3-compute does.
+#include "bin/cli.h"
+#include "base/timer.h"
+#include "matrix/table-types.h"
+#include "nnet3/compute/decodable-simple.h"
+#include "nnet3/nnet/nnet-collapse.h"
+#include "nnet3/nnet/nnet-utils.h"
+#include "util/random-access-reader.h"
+#include "util/stream.h"
+#include "util/table.h"
+
+namespace nnet3 {
+
+namespace {
+// A .mdl: transition model, network, then AmNnetSimple's context and
+// priors. Reads the network and the priors.
+void ReadAmNnetSimple(const std::string &rxfilename, Nnet *nnet,
+                      Vector<BaseFloat> *priors) {
+  bool binary;
+  Input ki(rxfilename, &binary);
+  nnet->Read(ki.Stream(), binary);
+  int32 left_context, right_context;
+  std::string token;
+  ki.Stream() >> std::ws;
+  if (ki.Stream().peek() != EOF) ReadToken(ki.Stream(), binary, &token);
+  if (token != "<LeftContext>")
+    NNET3_ERR << "Reading " << PrintableRxfilename(rxfilename)
+              << " with --use-priors: expected <LeftContext> after the "
+              << "network (is it a .mdl file?), got "
+              << (token.empty() ? std::string("end of file")
+                                : PrintableString(token));
+  ReadBasicType(ki.Stream(), binary, &left_context);
+  ExpectToken(ki.Stream(), binary, "<RightContext>");
+  ReadBasicType(ki.Stream(), binary, &right_context);
+  ExpectToken(ki.Stream(), binary, "<Priors>");
+  priors->Read(ki.Stream(), binary);
+}
+}  // namespace
+
+int Nnet3Compute(int argc, char *argv[]) {
+  const char *usage =
+      "Propagate the features through raw neural network model and write "
+      "the output.\n"
+      "If --apply-exp=true, apply the Exp() function to the output before "
+      "writing it out.\n"
+      "\n"
+      "Usage: nnet3-compute [options] <nnet-in> <features-rspecifier> "
+      "<matrix-wspecifier>\n"
+      " e.g.: nnet3-compute final.raw scp:feats.scp "
+      "ark:nnet_prediction.ark\n";
+  ParseOptions po(usage);
+  Timer timer;
+  NnetSimpleComputationOptions opts;
+  opts.acoustic_scale = 1.0;  // nnet3-compute does no scaling by default
+  bool apply_exp = false, use_priors = false;
+  std::string use_gpu = "yes";
+  std::string ivector_rspecifier, online_ivector_rspecifier,
+      utt2spk_rspecifier;
+  int32 online_ivector_period = 0;
+  opts.Register(&po);
+  po.Register("ivectors", &ivector_rspecifier,
+              "Rspecifier for iVectors as vectors (i.e. not estimated "
+              "online); per utterance by default, or per speaker if you "
+              "provide the --utt2spk option.");
+  po.Register("utt2spk", &utt2spk_rspecifier,
+              "Rspecifier for utt2spk option used to get ivectors per "
+              "speaker");
+  po.Register("online-ivectors", &online_ivector_rspecifier,
+              "Rspecifier for iVectors estimated online, as matrices.  If "
+              "you supply this, you must set the --online-ivector-period "
+              "option.");
+  po.Register("online-ivector-period", &online_ivector_period,
+              "Number of frames between iVectors in matrices supplied to the "
+              "--online-ivectors option");
+  po.Register("apply-exp", &apply_exp, "If true, apply exp function to output");
+  po.Register("use-gpu", &use_gpu,
+              "yes|no|optional|wait; accepted for compatibility (this build "
+              "computes on the CPU)");
+  po.Register("use-priors", &use_priors,
+              "If true, subtract the logs of the priors stored with the "
+              "model (in this case, a .mdl file is expected as input).");
+  po.Read(argc, argv);
+  if (po.NumArgs() != 3) return UsageError(po);
+  if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
+      use_gpu != "wait")
+    NNET3_ERR << "Invalid value --use-gpu=" << use_gpu
+              << " (expected yes, no, optional or wait)";
+  if (!ivector_rspecifier.empty() && !online_ivector_rspecifier.empty())
+    NNET3_ERR << "You cannot give both --ivectors and --online-ivectors";
+  if (!online_ivector_rspecifier.empty() && online_ivector_period <= 0)
+    NNET3_ERR << "You need to set the --online-ivector-period option when "
+              << "using --online-ivectors";
+
+  std::string nnet_rxfilename = po.GetArg(1),
+              feature_rspecifier = po.GetArg(2),
+              matrix_wspecifier = po.GetArg(3);
+  Nnet nnet;
+  Vector<BaseFloat> priors;
+  if (use_priors)
+    ReadAmNnetSimple(nnet_rxfilename, &nnet, &priors);
+  else
+    ReadKaldiObject(nnet_rxfilename, &nnet);
+  if (!IsSimpleNnet(nnet))
+    NNET3_ERR << "The network in " << PrintableRxfilename(nnet_rxfilename)
+              << " is not a simple network (it needs an input named "
+              << "'input' and an output named 'output')";
+  SetBatchnormTestMode(true, &nnet);
+  SetDropoutTestMode(true, &nnet);
+  CollapseModel(CollapseModelConfig(), &nnet);
+  CheckAndFixSimpleComputationOptions(nnet, &opts);
+
+  RandomAccessBaseFloatMatrixReader online_ivector_reader;
+  if (!online_ivector_rspecifier.empty())
+    online_ivector_reader.Open(online_ivector_rspecifier);
+  RandomAccessTableReaderMapped<KaldiObjectHolder<Vector<BaseFloat> > >
+      ivector_reader;
+  if (!ivector_rspecifier.empty())
+    ivector_reader.Open(ivector_rspecifier, utt2spk_rspecifier);
+
+  CachingCompiler compiler(nnet, opts.compiler_config);
+  BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
+  int32 num_success = 0, num_fail = 0;
+  int64 frame_count = 0;
+  SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
+  for (; !feature_reader.Done(); feature_reader.Next()) {
+    std::string utt = feature_reader.Key();
+    const Matrix<BaseFloat> &features = feature_reader.Value();
+    if (features.NumRows() == 0) {
+      NNET3_WARN << "Zero-length utterance: " << utt;
+      num_fail++;
+      continue;
+    }
+    const Matrix<BaseFloat> *online_ivectors = nullptr;
+    const Vector<BaseFloat> *ivector = nullptr;
+    if (!ivector_rspecifier.empty()) {
+      if (!ivector_reader.HasKey(utt)) {
+        NNET3_WARN << "No iVector available for utterance " << utt;
+        num_fail++;
+        continue;
+      }
+      ivector = &ivector_reader.Value(utt);
+    }
+    if (!online_ivector_rspecifier.empty()) {
+      if (!online_ivector_reader.HasKey(utt)) {
+        NNET3_WARN << "No online iVector available for utterance " << utt;
+        num_fail++;
+        continue;
+      }
+      online_ivectors = &online_ivector_reader.Value(utt);
+    }
+    Matrix<BaseFloat> output;
+    try {
+      DecodableNnetSimple decodable(opts, nnet, priors, features, &compiler,
+                                    ivector, online_ivectors,
+                                    online_ivector_period);
+      output.Resize(decodable.NumFrames(), decodable.OutputDim());
+      for (int32 t = 0; t < decodable.NumFrames(); t++) {
+        SubVector<BaseFloat> row(output, t);
+        decodable.GetOutputForFrame(t, &row);
+      }
+    } catch (const UserError &e) {
+      NNET3_ERR << "Utterance " << utt << ": " << e.message();
+    }
+    if (apply_exp) output.ApplyExp();
+    matrix_writer.Write(utt, output);
+    frame_count += features.NumRows();
+    num_success++;
+  }
+  double elapsed = timer.Elapsed();
+  NNET3_LOG << "Time taken " << elapsed
+            << "s: real-time factor assuming 100 frames/sec is "
+            << (frame_count > 0 ? elapsed * 100.0 / frame_count : 0.0);
+  NNET3_LOG << "Done " << num_success << " utterances, failed for "
+            << num_fail;
+  NNET3_VLOG(1) << "Compiled " << compiler.NumCompilations()
+                << " computations (" << compiler.NumHits()
+                << " cache hits) in " << compiler.CompileSeconds() << "s";
+  return num_success != 0 ? 0 : 1;
+}
+
+}  // namespace nnet3
+
+int main(int argc, char *argv[]) {
+  return nnet3::RunTool(argc, argv, nnet3::Nnet3Compute);
+}

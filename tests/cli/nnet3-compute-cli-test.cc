@@ -1,0 +1,240 @@
+// tests/cli/nnet3-compute-cli-test.cc
+// nnet3-compute and nnet3-compile as a user runs them: option effects
+// (--apply-exp, --use-priors with a .mdl, --frames-per-chunk rounding),
+// the in-memory compilation cache, and the error paths (feature dimension
+// mismatch, missing iVector, outputs that need more context than given),
+// each with its message and exit status.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "common/testing.h"
+#include "matrix/table-types.h"
+#include "util/table.h"
+
+namespace nnet3 {
+namespace testing {
+namespace {
+
+const char *kConfig =
+    "input-node name=input dim=4\n"
+    "component name=affine type=AffineComponent input-dim=12 output-dim=5 "
+    "bias-stddev=1\n"
+    "component-node name=affine component=affine "
+    "input=Append(Offset(input, -1), input, Offset(input, 1))\n"
+    "component name=lsm type=LogSoftmaxComponent dim=5\n"
+    "component-node name=lsm component=lsm input=affine\n"
+    "output-node name=output input=lsm\n";
+
+const char *kIvectorConfig =
+    "input-node name=input dim=4\n"
+    "input-node name=ivector dim=2\n"
+    "component name=affine type=AffineComponent input-dim=6 output-dim=3\n"
+    "component-node name=affine component=affine "
+    "input=Append(input, ReplaceIndex(ivector, t, 0))\n"
+    "output-node name=output input=affine\n";
+
+class ComputeCli : public ::testing::Test {
+ protected:
+  CommandResult Run(const std::string &cmd) {
+    return RunCommand(cmd, dir_.path());
+  }
+  void Write(const std::string &name, const std::string &text) {
+    WriteFile(dir_.File(name), text);
+  }
+  // A text archive of utterances with the given lengths and dimension.
+  std::string Features(const std::vector<int> &lengths, int dim) {
+    std::ostringstream os;
+    for (size_t u = 0; u < lengths.size(); u++) {
+      os << "utt" << u << "  [";
+      for (int t = 0; t < lengths[u]; t++) {
+        os << "\n ";
+        for (int d = 0; d < dim; d++)
+          os << " " << std::sin(0.7 * t + 1.3 * d + u);
+      }
+      os << " ]\n";
+    }
+    return os.str();
+  }
+  std::vector<std::pair<std::string, Matrix<BaseFloat> > > ReadArchive(
+      const std::string &name) {
+    std::vector<std::pair<std::string, Matrix<BaseFloat> > > out;
+    SequentialBaseFloatMatrixReader reader("ark,t:" + dir_.File(name));
+    for (; !reader.Done(); reader.Next())
+      out.push_back(std::make_pair(reader.Key(), reader.Value()));
+    return out;
+  }
+  TempDir dir_;
+};
+
+TEST_F(ComputeCli, ApplyExpGivesProbabilities) {
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({7, 3}, 4));
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:log.txt && "
+      "nnet3-compute --apply-exp=true nnet.raw ark,t:feats.txt ark,t:exp.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto logs = ReadArchive("log.txt"), exps = ReadArchive("exp.txt");
+  ASSERT_EQ(logs.size(), 2u);
+  ASSERT_EQ(exps.size(), 2u);
+  EXPECT_EQ(logs[0].second.NumRows(), 7);
+  EXPECT_EQ(logs[1].second.NumRows(), 3);
+  for (size_t u = 0; u < 2; u++) {
+    const Matrix<BaseFloat> &l = logs[u].second, &e = exps[u].second;
+    for (int32 t = 0; t < l.NumRows(); t++) {
+      double sum = 0.0;
+      for (int32 j = 0; j < l.NumCols(); j++) {
+        EXPECT_NEAR(e(t, j), std::exp(l(t, j)), 1e-5);
+        sum += e(t, j);
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-4);  // log-softmax output
+    }
+  }
+}
+
+TEST_F(ComputeCli, UsePriorsSubtractsLogPriorsFromAMdl) {
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({6}, 4));
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-copy --binary=false nnet.raw nnet.txt && "
+      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:plain.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // A text .mdl: transition model, the network, then AmNnetSimple's fields.
+  std::string mdl = "<TransitionModel> <Topology> </Topology> <Triples> 0 "
+                    "</Triples> <LogProbs> [ ] </LogProbs> </TransitionModel>\n" +
+                    ReadFile(dir_.File("nnet.txt")) +
+                    "<LeftContext> 1 <RightContext> 1 <Priors>  [ 0.1 0.2 0.3 "
+                    "0.25 0.15 ]\n";
+  Write("final.mdl", mdl);
+  r = Run("nnet3-compute --use-priors=true final.mdl ark,t:feats.txt "
+          "ark,t:priors.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto plain = ReadArchive("plain.txt"), with = ReadArchive("priors.txt");
+  const double priors[] = {0.1, 0.2, 0.3, 0.25, 0.15};
+  ASSERT_EQ(with.size(), 1u);
+  for (int32 t = 0; t < 6; t++)
+    for (int32 j = 0; j < 5; j++)
+      EXPECT_NEAR(with[0].second(t, j),
+                  plain[0].second(t, j) - std::log(priors[j]), 1e-4);
+  // A raw network is not a .mdl.
+  r = Run("nnet3-compute --use-priors=true nnet.raw ark,t:feats.txt "
+          "ark,t:x.txt");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("expected <LeftContext>"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(ComputeCli, FeatureDimensionMismatchIsAnError) {
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({5}, 3));
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compute nnet.raw ark,t:feats.txt ark,t:out.txt");
+  EXPECT_EQ(r.exit_status, 1);
+  std::string last = LastLine(r.err);
+  EXPECT_EQ(last.rfind("ERROR (", 0), 0u) << r.err;
+  EXPECT_NE(last.find("utt0"), std::string::npos) << last;
+  EXPECT_NE(last.find("'input' features with dimension 4 but you provided 3"),
+            std::string::npos)
+      << last;
+}
+
+TEST_F(ComputeCli, MissingIvectorIsReportedPerUtterance) {
+  Write("nnet.config", kIvectorConfig);
+  Write("feats.txt", Features({4, 5}, 4));
+  Write("ivec.txt", "utt1  [ 0.5 -1 ]\n");
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-compute --ivectors=ark,t:ivec.txt nnet.raw ark,t:feats.txt "
+      "ark,t:out.txt");
+  EXPECT_EQ(r.exit_status, 0) << r.err;  // one utterance succeeded
+  EXPECT_NE(r.err.find("No iVector available for utterance utt0"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Done 1 utterances, failed for 1"), std::string::npos)
+      << r.err;
+  auto out = ReadArchive("out.txt");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].first, "utt1");
+  // Nothing succeeds: exit status 1.
+  Write("ivec2.txt", "other  [ 0.5 -1 ]\n");
+  r = Run("nnet3-compute --ivectors=ark,t:ivec2.txt nnet.raw ark,t:feats.txt "
+          "ark,t:out2.txt");
+  EXPECT_EQ(r.exit_status, 1) << r.err;
+  // Wrong iVector dimension: an error naming the dimensions.
+  Write("ivec3.txt", "utt0  [ 1 2 3 ]\nutt1  [ 1 2 3 ]\n");
+  r = Run("nnet3-compute --ivectors=ark,t:ivec3.txt nnet.raw ark,t:feats.txt "
+          "ark,t:out3.txt");
+  EXPECT_EQ(r.exit_status, 1) << r.err;
+  EXPECT_NE(LastLine(r.err).find("'ivector' features with dimension 2 but you "
+                                 "provided 3"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ComputeCli, ComputationsAreCachedAcrossUtterances) {
+  Write("nnet.config", kConfig);
+  std::vector<int> lengths;
+  for (int u = 0; u < 60; u++) lengths.push_back(u % 3 == 0 ? 120 : 100);
+  Write("feats.txt", Features(lengths, 4));
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compute --verbose=1 nnet.raw ark,t:feats.txt "
+                        "ark:/dev/null");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  // Chunks of 50 frames and tails of 20: two distinct requests in all
+  // (the 50-frame chunks at the start, middle and end share one).
+  EXPECT_NE(r.err.find("Compiled 2 computations"), std::string::npos) << r.err;
+}
+
+TEST_F(ComputeCli, FramesPerChunkIsRoundedToTheSubsamplingFactor) {
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({10}, 4));
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compute --frame-subsampling-factor=3 nnet.raw "
+                        "ark,t:feats.txt ark,t:out.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("Increasing --frames-per-chunk from 50 to 51"),
+            std::string::npos)
+      << r.err;
+  auto out = ReadArchive("out.txt");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].second.NumRows(), 4);  // frames 0, 3, 6, 9
+}
+
+TEST_F(ComputeCli, CompilePrintsTheComputation) {
+  Write("nnet.config", kConfig);
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compile --num-frames=4 --num-sequences=2 "
+                        "--backprop nnet.raw comp.bin");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("affine.Propagate("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("affine.Backprop("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("user input [for node: 'input']"), std::string::npos);
+  EXPECT_NE(r.out.find("output m"), std::string::npos);
+  EXPECT_NE(r.out.find("# Summary: "), std::string::npos);
+  // 2 sequences x (4 + 2 context) input frames.
+  EXPECT_NE(r.out.find("12 x 4 (input;"), std::string::npos) << r.out;
+  std::string bin = ReadFile(dir_.File("comp.bin"));
+  EXPECT_EQ(bin.substr(0, 20), std::string("\0B<NnetComputation> ", 20));
+}
+
+TEST_F(ComputeCli, CompileExplainsMissingContext) {
+  Write("nnet.config", kConfig);
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compile --num-frames=3 --left-context=0 "
+                        "nnet.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  std::string last = LastLine(r.err);
+  EXPECT_NE(last.find("Not all outputs were computable"), std::string::npos)
+      << last;
+  EXPECT_NE(last.find("output 'output' at (0, 0) is not computable: it needs "
+                      "input 'input' at [ (0, -1) ]"),
+            std::string::npos)
+      << last;
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace nnet3

@@ -1,0 +1,122 @@
+// tests/conformance/compute-conformance-test.cc
+// Every row of Kaldi's compute/cases.tsv (tests/data/kaldi/compute): our
+// nnet3-compute, run with the row's options on the row's model and
+// features, must give Kaldi's output: same keys and shapes, every value
+// within 1e-4 x (max |value| of that utterance's expected matrix) + 1e-5.
+// Cases whose models use component types not built yet are skipped by name
+// with the missing types printed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "common/testing.h"
+#include "matrix/table-types.h"
+#include "nnet3/components/component.h"
+#include "util/table.h"
+
+namespace nnet3 {
+namespace testing {
+namespace {
+
+std::string Kaldi() { return DataDir() + "/kaldi"; }
+
+struct Case {
+  std::string name, model, features, options, extra, expected;
+};
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  std::vector<std::vector<std::string> > rows =
+      ReadTsv(Kaldi() + "/compute/cases.tsv");
+  for (size_t i = 1; i < rows.size(); i++) {
+    const std::vector<std::string> &r = rows[i];
+    if (r.size() < 6) continue;
+    cases.push_back(Case{r[0], r[1], r[2], r[3], r[4], r[5]});
+  }
+  return cases;
+}
+
+// Component types named in a model file, text or binary (binary models
+// write tokens as text too).
+std::string MissingTypes(const std::string &model_bytes) {
+  std::set<std::string> types;
+  std::string::size_type pos = 0;
+  const std::string key = "<ComponentName> ";
+  while ((pos = model_bytes.find(key, pos)) != std::string::npos) {
+    pos += key.size();
+    std::string::size_type name_end = model_bytes.find(' ', pos);
+    if (name_end == std::string::npos) break;
+    std::string::size_type lt = model_bytes.find('<', name_end);
+    std::string::size_type gt = model_bytes.find('>', lt);
+    if (lt == std::string::npos || gt == std::string::npos) break;
+    types.insert(model_bytes.substr(lt + 1, gt - lt - 1));
+  }
+  std::vector<std::string> known = ComponentRegistry::Get().Types();
+  std::string missing;
+  for (const std::string &t : types)
+    if (std::find(known.begin(), known.end(), t) == known.end())
+      missing += (missing.empty() ? "" : ", ") + t;
+  return missing;
+}
+
+void ReadArchive(const std::string &path,
+                 std::vector<std::pair<std::string, Matrix<BaseFloat> > > *out) {
+  SequentialBaseFloatMatrixReader reader("ark,t:" + path);
+  for (; !reader.Done(); reader.Next())
+    out->push_back(std::make_pair(reader.Key(), reader.Value()));
+}
+
+std::string Name(const ::testing::TestParamInfo<Case> &info) {
+  std::string s = info.param.name;
+  for (char &c : s)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+class ComputeConformance : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ComputeConformance, OutputMatchesKaldi) {
+  const Case &c = GetParam();
+  std::string missing = MissingTypes(ReadFile(Kaldi() + "/" + c.model));
+  if (!missing.empty())
+    GTEST_SKIP() << c.name << " uses component types outside the ones built "
+                 << "so far (later issues): " << missing;
+  TempDir dir;
+  std::string out = dir.path() + "/out.txt";
+  CommandResult r = RunCommand("nnet3-compute " + c.options + " " + c.extra +
+                                   " " + c.model + " ark,t:" + c.features +
+                                   " ark,t:" + out,
+                               Kaldi());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::vector<std::pair<std::string, Matrix<BaseFloat> > > got, want;
+  ReadArchive(out, &got);
+  ReadArchive(Kaldi() + "/" + c.expected, &want);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t u = 0; u < want.size(); u++) {
+    ASSERT_EQ(got[u].first, want[u].first);
+    const Matrix<BaseFloat> &a = got[u].second, &b = want[u].second;
+    ASSERT_EQ(a.NumRows(), b.NumRows()) << want[u].first;
+    ASSERT_EQ(a.NumCols(), b.NumCols()) << want[u].first;
+    double scale = 0.0;
+    for (int32 i = 0; i < b.NumRows(); i++)
+      for (int32 j = 0; j < b.NumCols(); j++)
+        scale = std::max(scale, std::fabs(static_cast<double>(b(i, j))));
+    double tol = 1e-4 * scale + 1e-5;
+    for (int32 i = 0; i < b.NumRows(); i++)
+      for (int32 j = 0; j < b.NumCols(); j++)
+        ASSERT_NEAR(a(i, j), b(i, j), tol)
+            << want[u].first << " row " << i << " col " << j;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kaldi, ComputeConformance, ::testing::ValuesIn(Cases()),
+                         Name);
+
+}  // namespace
+}  // namespace testing
+}  // namespace nnet3
