@@ -539,6 +539,20 @@ std::string ConfigBuilder::Build(std::string *description) {
 
 }  // namespace
 
+Nnet NnetFromConfigString(const std::string &config) {
+  Nnet nnet;
+  std::istringstream is(config);
+  nnet.ReadConfig(is);
+  return nnet;
+}
+
+Matrix<BaseFloat> RandomGaussMatrix(int32 rows, int32 cols,
+                                    RandomSource *rng) {
+  Matrix<BaseFloat> m(rows, cols, kUndefined);
+  m.SetRandn(rng);
+  return m;
+}
+
 std::string GenerateRandomNnetConfig(RandomSource *rng,
                                      const RandomNnetOptions &opts,
                                      std::string *description) {

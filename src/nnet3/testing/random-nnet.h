@@ -54,6 +54,12 @@ struct RandomNnetOptions {
 
 // Returns the config text; sets *description (if non-null) to a one-line
 // summary of the kind and the features used.
+// A network read from config text (errors as Nnet::ReadConfig's).
+Nnet NnetFromConfigString(const std::string &config);
+
+// A rows x cols matrix of standard Gaussian values.
+Matrix<BaseFloat> RandomGaussMatrix(int32 rows, int32 cols, RandomSource *rng);
+
 std::string GenerateRandomNnetConfig(RandomSource *rng,
                                      const RandomNnetOptions &opts,
                                      std::string *description);

@@ -27,13 +27,6 @@
 namespace nnet3 {
 namespace {
 
-Nnet NnetFromConfig(const std::string &config) {
-  Nnet nnet;
-  std::istringstream is(config);
-  nnet.ReadConfig(is);
-  return nnet;
-}
-
 double MaxAbs(const MatrixBase<BaseFloat> &m) {
   double ans = 0.0;
   for (int32 i = 0; i < m.NumRows(); i++)
@@ -128,7 +121,7 @@ TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
     std::string description;
     std::string config = GenerateRandomNnetConfig(&rng, opts, &description);
     SCOPED_TRACE(description + "\n" + config);
-    Nnet nnet = NnetFromConfig(config);
+    Nnet nnet = NnetFromConfigString(config);
     if (config.find("IfDefined") != std::string::npos) num_recurrent++;
     ComputationRequest request;
     std::vector<Matrix<BaseFloat> > inputs;
@@ -212,7 +205,7 @@ TEST(Compiler, FiniteDifferencesThroughWholeNetworks) {
     opts.allow_nonsmooth = false;
     std::string description;
     std::string config = GenerateRandomNnetConfig(&rng, opts, &description);
-    Nnet nnet = NnetFromConfig(config);
+    Nnet nnet = NnetFromConfigString(config);
     if (config.find("IfDefined") != std::string::npos) num_recurrent++;
     ComputationRequest request;
     std::vector<Matrix<BaseFloat> > inputs;
@@ -333,7 +326,7 @@ const char *kRecurrentConfig =
     "output-node name=output input=final\n";
 
 TEST(Compiler, RecurrentLayerGetsOneStepPerFrame) {
-  Nnet nnet = NnetFromConfig(kRecurrentConfig);
+  Nnet nnet = NnetFromConfigString(kRecurrentConfig);
   ComputationRequest request;
   request.inputs.push_back(IoSpecification("input", 0, 5));
   request.outputs.push_back(IoSpecification("output", 0, 5));
@@ -383,7 +376,7 @@ TEST(Compiler, RecurrentLayerGetsOneStepPerFrame) {
 }
 
 TEST(Compiler, ExplainsNonComputableOutputs) {
-  Nnet nnet = NnetFromConfig(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "component name=a type=AffineComponent input-dim=6 output-dim=2\n"
       "component-node name=a component=a "
@@ -414,7 +407,7 @@ TEST(Compiler, ExplainsNonComputableOutputs) {
 TEST(Compiler, RecurrenceWithoutInputsDoesNotRunAway) {
   // Only three input frames: the graph builder must stop expanding the
   // recurrence a few frames before them instead of walking to -infinity.
-  Nnet nnet = NnetFromConfig(kRecurrentConfig);
+  Nnet nnet = NnetFromConfigString(kRecurrentConfig);
   ComputationRequest request;
   request.inputs.push_back(IoSpecification("input", 100, 103));
   request.outputs.push_back(IoSpecification("output", 100, 103));

@@ -27,13 +27,6 @@
 namespace nnet3 {
 namespace {
 
-Nnet MakeNnet(const std::string &config) {
-  Nnet nnet;
-  std::istringstream is(config);
-  nnet.ReadConfig(is);
-  return nnet;
-}
-
 enum Layout { kNFastest, kNSlowest };
 
 // Indexes for t in [t_begin, t_end] and n in [0, num_n).
@@ -257,14 +250,6 @@ int64 TotalMatrixSize(const NnetComputation &c) {
   return ans;
 }
 
-Matrix<BaseFloat> RandomMatrix(int32 rows, int32 cols, RandomSource *rng) {
-  Matrix<BaseFloat> m(rows, cols);
-  for (int32 r = 0; r < rows; r++)
-    for (int32 c = 0; c < cols; c++)
-      m(r, c) = static_cast<BaseFloat>(rng->Gauss());
-  return m;
-}
-
 // Compiles 'request' directly and through the shortcut, runs both on the
 // same random inputs and compares. Returns whether the expansion was used
 // (if require_expansion, it must be).
@@ -326,10 +311,10 @@ bool CheckShortcut(const Nnet &nnet, const ComputationRequest &request,
 
   std::vector<Matrix<BaseFloat> > inputs, output_derivs;
   for (const IoSpecification &io : request.inputs)
-    inputs.push_back(RandomMatrix(static_cast<int32>(io.indexes.size()),
+    inputs.push_back(RandomGaussMatrix(static_cast<int32>(io.indexes.size()),
                                   nnet.InputDim(io.name), rng));
   for (const IoSpecification &io : request.outputs)
-    output_derivs.push_back(RandomMatrix(
+    output_derivs.push_back(RandomGaussMatrix(
         static_cast<int32>(io.indexes.size()), nnet.OutputDim(io.name), rng));
   RunResult direct_result, shortcut_result;
   RunComputation(nnet, request, direct, inputs, output_derivs, &direct_result);
@@ -470,7 +455,7 @@ ComputationRequest MakeRequest(const Nnet &nnet, const TestNet &net,
 TEST(Shortcut, HandWrittenNetworks) {
   RandomSource rng(17);
   for (const TestNet &net : kTestNets) {
-    Nnet nnet = MakeNnet(net.config);
+    Nnet nnet = NnetFromConfigString(net.config);
     for (int32 num_n : {3, 4, 7}) {
       for (int32 layouts = 0; layouts < 4; layouts++) {
         for (bool backward : {false, true}) {
@@ -494,7 +479,7 @@ TEST(Shortcut, InputDerivativeOnlyAndStats) {
   // Only the input derivative (no model derivative), statistics stored.
   RandomSource rng(5);
   const TestNet &net = kTestNets[1];
-  Nnet nnet = MakeNnet(net.config);
+  Nnet nnet = NnetFromConfigString(net.config);
   ComputationRequest request =
       MakeRequest(nnet, net, 5, 4, kNFastest, kNSlowest, true);
   request.need_model_derivative = false;
@@ -506,7 +491,7 @@ TEST(Shortcut, IrregularRequestFallsBack) {
   // Sequence 2 is shorter: compiled directly, results as direct.
   RandomSource rng(3);
   const TestNet &net = kTestNets[0];
-  Nnet nnet = MakeNnet(net.config);
+  Nnet nnet = NnetFromConfigString(net.config);
   ComputationRequest request = MakeRequest(nnet, net, 3, 4, kNFastest,
                                            kNFastest, true);
   for (IoSpecification *io : {&request.inputs[0], &request.outputs[0]}) {
@@ -538,7 +523,7 @@ NnetComputation MakeSwapComputation(const std::vector<int32> &copy_indexes) {
 }
 
 TEST(Shortcut, HandBuiltComputation) {
-  Nnet nnet = MakeNnet(kTestNets[0].config);
+  Nnet nnet = NnetFromConfigString(kTestNets[0].config);
   MiscComputationInfo misc;
   NnetComputation expanded;
   // Regular: row (t, n) of b comes from row (1 - t, n) of a.
@@ -580,7 +565,7 @@ TEST(Shortcut, HandBuiltComputation) {
 
 TEST(Shortcut, ExpandRequiresDebugInfo) {
   const TestNet &net = kTestNets[0];
-  Nnet nnet = MakeNnet(net.config);
+  Nnet nnet = NnetFromConfigString(net.config);
   ComputationRequest request = MakeRequest(nnet, net, 2, 3, kNFastest,
                                            kNFastest, false);
   CompilerOptions opts;
@@ -597,7 +582,7 @@ TEST(Shortcut, ExpandRequiresDebugInfo) {
 
 TEST(Shortcut, CachingCompilerOption) {
   const TestNet &net = kTestNets[1];
-  Nnet nnet = MakeNnet(net.config);
+  Nnet nnet = NnetFromConfigString(net.config);
   ComputationRequest request = MakeRequest(nnet, net, 6, 5, kNFastest,
                                            kNFastest, true);
   CachingCompilerOptions with, without;
@@ -624,7 +609,7 @@ TEST(Shortcut, RandomNetworks) {
   for (int32 i = 0; i < kNumNets; i++) {
     std::string description;
     std::string config = GenerateRandomNnetConfig(&rng, opts, &description);
-    Nnet nnet = MakeNnet(config);
+    Nnet nnet = NnetFromConfigString(config);
     ComputationRequest generated;
     std::vector<Matrix<BaseFloat> > unused_inputs;
     GenerateRandomRequest(nnet, &rng, &generated, &unused_inputs);

@@ -23,13 +23,6 @@
 namespace nnet3 {
 namespace {
 
-Nnet MakeNnet(const std::string &config) {
-  Nnet nnet;
-  std::istringstream is(config);
-  nnet.ReadConfig(is);
-  return nnet;
-}
-
 const AffineComponent &Affine(const Nnet &nnet, const std::string &name) {
   int32 c = nnet.GetComponentIndex(name);
   EXPECT_NE(c, -1);
@@ -51,14 +44,6 @@ std::vector<double> ApplyAffine(const AffineComponent &a,
     y[i] = sum;
   }
   return y;
-}
-
-Matrix<BaseFloat> RandomMatrix(int32 rows, int32 cols, RandomSource *rng) {
-  Matrix<BaseFloat> m(rows, cols);
-  for (int32 r = 0; r < rows; r++)
-    for (int32 c = 0; c < cols; c++)
-      m(r, c) = static_cast<BaseFloat>(rng->Gauss());
-  return m;
 }
 
 // Row of "indexes" holding Index (n, t), or -1.
@@ -86,7 +71,7 @@ void ExpectRowNear(const Matrix<BaseFloat> &m, int32 r,
 
 TEST(NaiveEvaluator, AffineRelu) {
   Srand(1);
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=3\n"
       "component name=a type=AffineComponent input-dim=3 output-dim=4\n"
       "component-node name=a component=a input=input\n"
@@ -100,7 +85,7 @@ TEST(NaiveEvaluator, AffineRelu) {
     for (int32 n = 0; n < 2; n++) idx.push_back(Index(n, t));
   req.inputs.push_back(IoSpecification("input", idx));
   req.outputs.push_back(IoSpecification("output", idx));
-  std::vector<Matrix<BaseFloat>> in = {RandomMatrix(6, 3, &rng)};
+  std::vector<Matrix<BaseFloat>> in = {RandomGaussMatrix(6, 3, &rng)};
   NaiveEvaluator e(nnet, req, in);
   Matrix<BaseFloat> out;
   e.GetOutput(0, &out);
@@ -114,7 +99,7 @@ TEST(NaiveEvaluator, AffineRelu) {
 
 TEST(NaiveEvaluator, TdnnSplice) {
   Srand(3);
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "component name=a type=AffineComponent input-dim=6 output-dim=3\n"
       "component-node name=a component=a "
@@ -130,7 +115,7 @@ TEST(NaiveEvaluator, TdnnSplice) {
   req.inputs.push_back(IoSpecification("input", in_idx));
   req.outputs.push_back(IoSpecification("output", out_idx));
   std::vector<Matrix<BaseFloat>> in = {
-      RandomMatrix(static_cast<int32>(in_idx.size()), 2, &rng)};
+      RandomGaussMatrix(static_cast<int32>(in_idx.size()), 2, &rng)};
   NaiveEvaluator e(nnet, req, in);
   Matrix<BaseFloat> out;
   e.GetOutput(0, &out);
@@ -155,7 +140,7 @@ TEST(NaiveEvaluator, TdnnSplice) {
 
 TEST(NaiveEvaluator, RecurrenceThroughIfDefined) {
   Srand(5);
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "component name=a type=AffineComponent input-dim=2 output-dim=3\n"
       "component-node name=a component=a input=input\n"
@@ -171,7 +156,7 @@ TEST(NaiveEvaluator, RecurrenceThroughIfDefined) {
     for (int32 t = 0; t < T; t++) idx.push_back(Index(n, t));
   req.inputs.push_back(IoSpecification("input", idx));
   req.outputs.push_back(IoSpecification("output", idx));
-  std::vector<Matrix<BaseFloat>> in = {RandomMatrix(2 * T, 2, &rng)};
+  std::vector<Matrix<BaseFloat>> in = {RandomGaussMatrix(2 * T, 2, &rng)};
   NaiveEvaluator e(nnet, req, in);
   Matrix<BaseFloat> out;
   e.GetOutput(0, &out);
@@ -188,7 +173,7 @@ TEST(NaiveEvaluator, RecurrenceThroughIfDefined) {
 }
 
 TEST(NaiveEvaluator, FailoverConstScaleIfDefined) {
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "output-node name=output "
       "input=Sum(Failover(Offset(input, -1), Offset(input, 1)), "
@@ -203,7 +188,7 @@ TEST(NaiveEvaluator, FailoverConstScaleIfDefined) {
   req.inputs.push_back(IoSpecification("input", in_idx));
   req.outputs.push_back(IoSpecification("output", out_idx));
   req.outputs.push_back(IoSpecification("output2", out_idx));
-  std::vector<Matrix<BaseFloat>> in = {RandomMatrix(4, 2, &rng)};
+  std::vector<Matrix<BaseFloat>> in = {RandomGaussMatrix(4, 2, &rng)};
   NaiveEvaluator e(nnet, req, in);
   Matrix<BaseFloat> out, out2;
   e.GetOutput(0, &out);
@@ -245,7 +230,7 @@ TEST(NaiveEvaluator, FailoverConstScaleIfDefined) {
 
 TEST(NaiveEvaluator, IvectorReplaceIndexAndDimRange) {
   Srand(8);
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "input-node name=ivector dim=3\n"
       "component name=a type=AffineComponent input-dim=5 output-dim=4\n"
@@ -262,8 +247,8 @@ TEST(NaiveEvaluator, IvectorReplaceIndexAndDimRange) {
   req.inputs.push_back(IoSpecification("ivector", iv_idx));
   req.inputs.push_back(IoSpecification("input", in_idx));
   req.outputs.push_back(IoSpecification("output", in_idx));
-  std::vector<Matrix<BaseFloat>> in = {RandomMatrix(3, 3, &rng),
-                                       RandomMatrix(9, 2, &rng)};
+  std::vector<Matrix<BaseFloat>> in = {RandomGaussMatrix(3, 3, &rng),
+                                       RandomGaussMatrix(9, 2, &rng)};
   NaiveEvaluator e(nnet, req, in);
   Matrix<BaseFloat> out;
   e.GetOutput(0, &out);
@@ -277,7 +262,7 @@ TEST(NaiveEvaluator, IvectorReplaceIndexAndDimRange) {
 }
 
 TEST(NaiveEvaluator, RejectsInstantaneousCycle) {
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "component name=r type=NoOpComponent dim=2\n"
       "component-node name=r component=r input=Sum(input, IfDefined(r))\n"
@@ -301,7 +286,7 @@ TEST(NaiveEvaluator, RejectsInstantaneousCycle) {
 // a recurrence) plus at most 2 extra frames each side; the ivector only at
 // t = 0; every sequence n present in inputs and outputs.
 TEST(NaiveEvaluator, RandomRequestWindows) {
-  Nnet nnet = MakeNnet(
+  Nnet nnet = NnetFromConfigString(
       "input-node name=input dim=2\n"
       "input-node name=ivector dim=2\n"
       "component name=a type=AffineComponent input-dim=8 output-dim=3\n"
@@ -391,7 +376,7 @@ void CheckDerivatives(const Nnet &nnet, const ComputationRequest &req,
                       FdResult *result) {
   std::vector<Matrix<BaseFloat>> weights;
   for (const IoSpecification &io : req.outputs)
-    weights.push_back(RandomMatrix(static_cast<int32>(io.indexes.size()),
+    weights.push_back(RandomGaussMatrix(static_cast<int32>(io.indexes.size()),
                                    nnet.OutputDim(io.name), rng));
   double abs_sum = 0.0;
   Objective(nnet, req, inputs, weights, &abs_sum);
@@ -416,7 +401,7 @@ void CheckDerivatives(const Nnet &nnet, const ComputationRequest &req,
     double predicted = 0.0;
     for (size_t i = 0; i < inputs.size(); i++) {
       Matrix<BaseFloat> dir =
-          RandomMatrix(inputs[i].NumRows(), inputs[i].NumCols(), rng);
+          RandomGaussMatrix(inputs[i].NumRows(), inputs[i].NumCols(), rng);
       dir.Scale(delta);
       plus[i].AddMat(1.0, dir);
       minus[i].AddMat(-1.0, dir);
@@ -491,7 +476,7 @@ TEST(NaiveEvaluator, RandomNetworks) {
     Srand(seed);
     Nnet nnet;
     try {
-      nnet = MakeNnet(config);
+      nnet = NnetFromConfigString(config);
       nnet.Check();
     } catch (const std::exception &e) {
       ADD_FAILURE() << "config rejected: " << e.what();
