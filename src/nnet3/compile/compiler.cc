@@ -288,8 +288,13 @@ void Compiler::AddCommands(NnetComputation *computation) {
       if (dm && request_.outputs[i].has_deriv) supplied[dm] = true;
     }
   }
-  for (int32 m = 1; m < num_matrices; m++)
-    if (!supplied[m]) cmds.push_back(NnetComputation::Command(kAllocMatrix, whole[m]));
+  // Allocation leaves a matrix undefined; each is then zeroed (the
+  // optimizer removes zeroing that nothing reads).
+  for (int32 m = 1; m < num_matrices; m++) {
+    if (supplied[m]) continue;
+    cmds.push_back(NnetComputation::Command(kAllocMatrix, whole[m]));
+    cmds.push_back(NnetComputation::Command(0.0, kSetConst, whole[m]));
+  }
 
   // Forward: inputs first, in request order (their steps come first).
   for (int32 step = 0; step < num_steps; step++)

@@ -11,8 +11,9 @@
 //    given by kProvideOutput at the end of the forward part; output
 //    derivatives are taken right after the marker, input derivatives given
 //    at the end;
-//  - every other matrix is allocated (zeroed) at the start and freed at the
-//    end, except the matrices given to the user;
+//  - every other matrix is allocated and zeroed (kAllocMatrix, then
+//    kSetConst with 0) at the start and freed at the end, except the
+//    matrices given to the user;
 //  - a component step reads only the matrix of the step just before it
 //    (its input descriptor), and a dim-range step is a column range of its
 //    source step's matrix;

@@ -14,7 +14,7 @@
 //  - matrix_debug_info is either empty or has one entry per matrix, whose
 //    cindexes list one Cindex per row.
 // Argument conventions (alpha is the float argument):
-//  kAllocMatrix      arg1 = whole-matrix submatrix (allocated zeroed).
+//  kAllocMatrix      arg1 = whole-matrix submatrix (contents undefined).
 //  kDeallocMatrix    arg1 = whole-matrix submatrix.
 //  kSwapMatrix       arg1, arg2 = whole-matrix submatrices to swap.
 //  kSetConst         arg1 = submatrix set to alpha.

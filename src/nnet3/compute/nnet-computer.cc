@@ -526,7 +526,9 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
     case kAllocMatrix: {
       int32 m = computation_.submatrices[c.arg1].matrix_index;
       const NnetComputation::MatrixInfo &info = computation_.matrices[m];
-      matrices_[m].Resize(info.num_rows, info.num_cols, kSetZero,
+      // Undefined contents, as in Kaldi: computations zero what they need
+      // with kSetConst.
+      matrices_[m].Resize(info.num_rows, info.num_cols, kUndefined,
                           info.stride_type);
       break;
     }
@@ -738,7 +740,7 @@ void NnetComputer::CheckWrittenSubmatrices(int32 command_index) {
   const NnetComputation::Command &c = computation_.commands[command_index];
   std::vector<int32> written;
   switch (c.command_type) {
-    case kAllocMatrix: case kSetConst: case kMatrixCopy: case kMatrixAdd:
+    case kSetConst: case kMatrixCopy: case kMatrixAdd:
     case kCopyRows: case kAddRows: case kCopyRowsMulti: case kAddRowsMulti:
     case kAddRowRanges: case kDecompressMatrix: case kAcceptInput:
       written.push_back(c.arg1);
@@ -760,7 +762,8 @@ void NnetComputer::CheckWrittenSubmatrices(int32 command_index) {
       written.erase(std::unique(written.begin(), written.end()),
                     written.end());
       break;
-    case kDeallocMatrix: case kCompressMatrix: case kProvideOutput:
+    case kAllocMatrix: case kDeallocMatrix: case kCompressMatrix:
+    case kProvideOutput:
     case kNoOperation: case kNoOperationPermanent: case kNoOperationMarker:
     case kNoOperationLabel: case kGotoLabel:
       break;
