@@ -252,6 +252,70 @@ void ComputeSimpleNnetContext(const Nnet &nnet, int32 *left_context,
                "reachable from 'input'?)";
 }
 
+namespace {
+bool SumDescriptorDependsOnAvailability(const SumDescriptor &d) {
+  if (dynamic_cast<const OptionalSumDescriptor *>(&d) != nullptr) return true;
+  if (const BinarySumDescriptor *b =
+          dynamic_cast<const BinarySumDescriptor *>(&d)) {
+    if (b->Op() == BinarySumDescriptor::kFailoverOperation) return true;
+    return SumDescriptorDependsOnAvailability(b->Src1()) ||
+           SumDescriptorDependsOnAvailability(b->Src2());
+  }
+  return false;
+}
+}  // namespace
+
+bool NnetIsChunkingInvariant(const Nnet &nnet) {
+  int32 num_nodes = nnet.NumNodes();
+  // node -> nodes it reads.
+  std::vector<std::vector<int32> > inputs(num_nodes);
+  for (int32 n = 0; n < num_nodes; n++) {
+    const NetworkNode &node = nnet.GetNode(n);
+    switch (node.node_type) {
+      case kDescriptor:
+        for (int32 p = 0; p < node.descriptor.NumParts(); p++)
+          if (SumDescriptorDependsOnAvailability(node.descriptor.Part(p)))
+            return false;
+        node.descriptor.GetNodeDependencies(&inputs[n]);
+        break;
+      case kComponent:
+        if (!(nnet.GetComponent(node.component_index)->Properties() &
+              kSimpleComponent))
+          return false;
+        inputs[n].push_back(n - 1);
+        break;
+      case kDimRange:
+        inputs[n].push_back(node.node_index);
+        break;
+      default:
+        break;
+    }
+  }
+  // Cycle check by iterative depth-first search (0 new, 1 open, 2 done).
+  std::vector<char> state(num_nodes, 0);
+  for (int32 start = 0; start < num_nodes; start++) {
+    if (state[start] != 0) continue;
+    std::vector<std::pair<int32, size_t> > stack(1, std::make_pair(start, 0));
+    state[start] = 1;
+    while (!stack.empty()) {
+      int32 n = stack.back().first;
+      size_t &next = stack.back().second;
+      if (next < inputs[n].size()) {
+        int32 m = inputs[n][next++];
+        if (state[m] == 1) return false;
+        if (state[m] == 0) {
+          state[m] = 1;
+          stack.push_back(std::make_pair(m, 0));
+        }
+      } else {
+        state[n] = 2;
+        stack.pop_back();
+      }
+    }
+  }
+  return true;
+}
+
 void SetDropoutTestMode(bool test_mode, Nnet *nnet) {
   for (int32 c = 0; c < nnet->NumComponents(); c++) {
     RandomComponent *r = dynamic_cast<RandomComponent *>(nnet->GetComponent(c));

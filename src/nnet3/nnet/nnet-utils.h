@@ -45,6 +45,13 @@ void EvaluateComputability(const Nnet &nnet,
 void ComputeSimpleNnetContext(const Nnet &nnet, int32 *left_context,
                               int32 *right_context);
 
+// True if every output frame depends only on input frames within the
+// network's context, however the input is cut into chunks: no recurrence
+// (the node graph has no cycle), no IfDefined() or Failover() (whose choice
+// depends on what the chunk provides), and only simple components. For such
+// networks chunked inference gives the same outputs for any chunk size.
+bool NnetIsChunkingInvariant(const Nnet &nnet);
+
 // Sets test mode on all BatchNorm / all random (dropout) components.
 void SetBatchnormTestMode(bool test_mode, Nnet *nnet);
 void SetDropoutTestMode(bool test_mode, Nnet *nnet);
