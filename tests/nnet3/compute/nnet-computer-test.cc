@@ -144,6 +144,7 @@ void BuildTrainingComputation(const Nnet &nnet, CommandType backprop_type,
   std::vector<Cmd> &cmd = c.commands;
   cmd.push_back(Cmd(kAcceptInput, x, t->input_node));
   cmd.push_back(Cmd(kAllocMatrix, xp));
+  cmd.push_back(Cmd(0.0, kSetConst, xp));  // allocation is undefined
   cmd.push_back(Cmd(0.25, kSetConst, c.NewSubMatrix(xp, 5, 1, 0, 4)));
   cmd.push_back(Cmd(2.0, kCopyRows, c.NewSubMatrix(xp, 0, 5, 0, 4), x, 0));
   cmd.push_back(Cmd(0.5, kAddRows, xp, x, 1));
@@ -156,6 +157,7 @@ void BuildTrainingComputation(const Nnet &nnet, CommandType backprop_type,
   cmd.push_back(Cmd(-0.25, kMatrixAdd, c.NewSubMatrix(xp, 0, 3, 0, 4),
                     c.NewSubMatrix(x, 1, 3, 0, 4)));
   cmd.push_back(Cmd(kAllocMatrix, z));
+  cmd.push_back(Cmd(0.0, kSetConst, z));  // allocation is undefined
   cmd.push_back(Cmd(7.0, kSetConst, z));
   cmd.push_back(Cmd(1.0, kCopyRowsMulti, z, 1));
   cmd.push_back(Cmd(1.0, kCopyToRowsMulti, x_rows01, 2));
@@ -164,17 +166,22 @@ void BuildTrainingComputation(const Nnet &nnet, CommandType backprop_type,
   cmd.push_back(Cmd(1.0, kMatrixAdd, xp, z));
   cmd.push_back(Cmd(kDeallocMatrix, z));
   cmd.push_back(Cmd(kAllocMatrix, a));
+  cmd.push_back(Cmd(0.0, kSetConst, a));  // allocation is undefined
   cmd.push_back(Cmd(kPropagate, t->affine, 0, xp, a, 0, 0));
   cmd.push_back(Cmd(kAllocMatrix, r));
+  cmd.push_back(Cmd(0.0, kSetConst, r));  // allocation is undefined
   cmd.push_back(Cmd(kPropagate, t->relu, 0, a, r, 0, 1));
   cmd.push_back(Cmd(kProvideOutput, r, t->output_node));
   cmd.push_back(Cmd(kNoOperationMarker));
   cmd.push_back(Cmd(kAcceptInput, rd, t->output_node));
   cmd.push_back(Cmd(kAllocMatrix, ad));
+  cmd.push_back(Cmd(0.0, kSetConst, ad));  // allocation is undefined
   cmd.push_back(Cmd(kBackprop, t->relu, 0, 0, r, rd, ad, 0));
   cmd.push_back(Cmd(kAllocMatrix, xd));
+  cmd.push_back(Cmd(0.0, kSetConst, xd));  // allocation is undefined
   cmd.push_back(Cmd(backprop_type, t->affine, 0, xp, 0, ad, xd, 0));
   cmd.push_back(Cmd(kAllocMatrix, ind));
+  cmd.push_back(Cmd(0.0, kSetConst, ind));  // allocation is undefined
   cmd.push_back(Cmd(kCopyRows, ind, xd, 2));
   cmd.push_back(Cmd(kProvideOutput, ind, t->input_node));
 }
@@ -573,11 +580,13 @@ void BuildMemoSetup(int32 memo_index, MemoSetup *s) {
         output = s->nnet.GetNodeIndex("output");
   c.commands.push_back(Cmd(kAcceptInput, in, input));
   c.commands.push_back(Cmd(kAllocMatrix, out));
+  c.commands.push_back(Cmd(0.0, kSetConst, out));  // allocation is undefined
   c.commands.push_back(Cmd(kPropagate, comp, 0, in, out, memo_index, 0));
   c.commands.push_back(Cmd(kProvideOutput, out, output));
   c.commands.push_back(Cmd(kNoOperationMarker));
   c.commands.push_back(Cmd(kAcceptInput, od, output));
   c.commands.push_back(Cmd(kAllocMatrix, id));
+  c.commands.push_back(Cmd(0.0, kSetConst, id));  // allocation is undefined
   c.commands.push_back(
       Cmd(kBackpropNoModelUpdate, comp, 0, 0, 0, od, id, memo_index));
   c.commands.push_back(Cmd(kProvideOutput, id, input));
@@ -638,11 +647,12 @@ TEST(NnetComputer, GotoLabelRerunsTheSegmentForEachNewInput) {
   int32 acc = c.NewMatrix(3, 4), in = c.NewMatrix(3, 4);
   int32 input = nnet.GetNodeIndex("input"), output = nnet.GetNodeIndex("output");
   c.commands.push_back(Cmd(kAllocMatrix, acc));
+  c.commands.push_back(Cmd(0.0, kSetConst, acc));  // allocation is undefined
   c.commands.push_back(Cmd(kNoOperationLabel));
   c.commands.push_back(Cmd(kAcceptInput, in, input));
   c.commands.push_back(Cmd(0.5, kMatrixAdd, acc, in));
   c.commands.push_back(Cmd(kProvideOutput, acc, output));
-  c.commands.push_back(Cmd(kGotoLabel, 1));
+  c.commands.push_back(Cmd(kGotoLabel, 2));
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
   Mat expected = Zeros(3, 4);
   for (int iter = 0; iter < 4; iter++) {
@@ -792,7 +802,7 @@ TEST(NnetComputer, DebugModeLogsCommandsAndCatchesNonFiniteValues) {
     computer.Run();
     bool saw_propagate = false, saw_accept = false;
     for (const std::string &l : cap.lines) {
-      if (l.find("c19: kPropagate of component 'affine1'") != std::string::npos)
+      if (l.find(": kPropagate of component 'affine1'") != std::string::npos)
         saw_propagate = true;
       if (l.find("c0: kAcceptInput") != std::string::npos) saw_accept = true;
     }

@@ -1,0 +1,87 @@
+// nnet3/testing/computation-runner.cc
+// See computation-runner.h.
+#include "nnet3/testing/computation-runner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nnet3/compute/nnet-computer.h"
+#include "nnet3/nnet/nnet-edit.h"
+
+namespace nnet3 {
+
+Nnet MakeGradientNnet(const Nnet &nnet) {
+  Nnet grad(nnet);
+  ScaleNnet(0.0, &grad);
+  for (int32 c = 0; c < grad.NumComponents(); c++) {
+    UpdatableComponent *u =
+        dynamic_cast<UpdatableComponent *>(grad.GetComponent(c));
+    if (u) u->SetAsGradient();
+  }
+  return grad;
+}
+
+void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,
+                           const NnetComputation &computation,
+                           const std::vector<Matrix<BaseFloat> > &inputs,
+                           const std::vector<Matrix<BaseFloat> > &output_derivs,
+                           Nnet *delta, ComputationResults *results) {
+  NnetComputer computer(NnetComputeOptions(), computation, nnet, delta);
+  for (size_t i = 0; i < request.inputs.size(); i++) {
+    CuMatrix<BaseFloat> m(inputs[i]);
+    computer.AcceptInput(request.inputs[i].name, &m);
+  }
+  computer.Run();
+  results->outputs.clear();
+  results->input_derivs.clear();
+  for (const IoSpecification &o : request.outputs)
+    results->outputs.push_back(Matrix<BaseFloat>(computer.GetOutput(o.name)));
+  bool any_output_deriv = false;
+  for (size_t i = 0; i < request.outputs.size(); i++) {
+    if (!request.outputs[i].has_deriv) continue;
+    CuMatrix<BaseFloat> d(output_derivs[i]);
+    computer.AcceptOutputDeriv(request.outputs[i].name, &d);
+    any_output_deriv = true;
+  }
+  if (!any_output_deriv) return;
+  computer.Run();
+  for (const IoSpecification &in : request.inputs) {
+    if (in.has_deriv)
+      results->input_derivs.push_back(
+          Matrix<BaseFloat>(computer.GetInputDeriv(in.name)));
+    else
+      results->input_derivs.push_back(Matrix<BaseFloat>());
+  }
+}
+
+double RelativeDifference(const MatrixBase<BaseFloat> &a,
+                          const MatrixBase<BaseFloat> &b) {
+  NNET3_ASSERT(a.NumRows() == b.NumRows() && a.NumCols() == b.NumCols());
+  double max_abs = 0.0, max_diff = 0.0;
+  for (int32 i = 0; i < a.NumRows(); i++)
+    for (int32 j = 0; j < a.NumCols(); j++) {
+      max_abs = std::max(max_abs, std::max(std::fabs(double(a(i, j))),
+                                           std::fabs(double(b(i, j)))));
+      max_diff = std::max(max_diff, std::fabs(double(a(i, j)) - b(i, j)));
+    }
+  return max_abs == 0.0 ? 0.0 : max_diff / max_abs;
+}
+
+double ParameterDifference(const Nnet &a, const Nnet &b) {
+  double ans = 0.0;
+  for (int32 c = 0; c < a.NumComponents(); c++) {
+    const UpdatableComponent *ua =
+        dynamic_cast<const UpdatableComponent *>(a.GetComponent(c));
+    const UpdatableComponent *ub =
+        dynamic_cast<const UpdatableComponent *>(b.GetComponent(c));
+    if (!ua || !ub) continue;
+    Matrix<BaseFloat> va(1, ua->NumParameters()), vb(1, ub->NumParameters());
+    SubVector<BaseFloat> ra(va, 0), rb(vb, 0);
+    ua->Vectorize(&ra);
+    ub->Vectorize(&rb);
+    ans = std::max(ans, RelativeDifference(va, vb));
+  }
+  return ans;
+}
+
+}  // namespace nnet3
