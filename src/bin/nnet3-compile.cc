@@ -1,13 +1,18 @@
 // bin/nnet3-compile.cc
 // Our addition (no Kaldi equivalent): compiles a network for a request
-// described by options and prints the computation, so a user can see what
-// the network will execute; optionally writes it in Kaldi's format.
+// described by options and prints the computation and then, unless
+// --optimization.optimize=false, the optimized computation, each followed
+// by a "# Summary" line (commands, matrices, submatrices, total and peak
+// matrix bytes), so a user can see what the network will execute;
+// optionally writes the final computation in Kaldi's format.
 #include <iostream>
 #include <sstream>
 
 #include "bin/cli.h"
+#include "nnet3/analyze/analyze.h"
 #include "nnet3/compile/compiler.h"
 #include "nnet3/nnet/nnet-utils.h"
+#include "nnet3/optimize/optimize.h"
 #include "util/stream.h"
 
 namespace nnet3 {
@@ -21,25 +26,45 @@ std::vector<Index> MakeIndexes(int32 t_begin, int32 t_end, int32 t_step,
     for (int32 n = 0; n < num_sequences; n++) indexes.push_back(Index(n, t, 0));
   return indexes;
 }
+
+// "# Summary[ (what)]: 12 commands, 5 matrices, 7 submatrices, 1024 bytes
+// of matrices in total, 512 bytes peak matrix memory".
+void PrintSummary(std::ostream &os, const std::string &what,
+                  const NnetComputation &computation) {
+  int64 num_floats = 0;
+  for (size_t m = 1; m < computation.matrices.size(); m++)
+    num_floats += static_cast<int64>(computation.matrices[m].num_rows) *
+                  computation.matrices[m].num_cols;
+  os << "# Summary" << (what.empty() ? "" : " (" + what + ")") << ": "
+     << computation.commands.size() << " commands, "
+     << (computation.matrices.empty() ? 0 : computation.matrices.size() - 1)
+     << " matrices, " << (computation.submatrices.empty()
+                              ? 0 : computation.submatrices.size() - 1)
+     << " submatrices, " << num_floats * sizeof(BaseFloat)
+     << " bytes of matrices in total, " << GetMaxMemoryUse(computation)
+     << " bytes peak matrix memory\n";
+}
 }  // namespace
 
 int Nnet3Compile(int argc, char *argv[]) {
   const char *usage =
       "Compile a neural network for a request described by the options and\n"
       "print the computation (matrices with what they hold, one command per\n"
-      "line), followed by a summary.\n"
+      "line), followed by a summary; then the same for the optimized\n"
+      "computation (unless --optimization.optimize=false).\n"
       "\n"
       "Usage: nnet3-compile [options] <raw-nnet-in> [<computation-out>]\n"
       " e.g.: nnet3-compile --num-frames=20 --num-sequences=2 --backprop "
       "final.raw\n"
-      "If <computation-out> is given, the computation is also written there "
-      "(Kaldi's format; see --binary).\n";
+      "If <computation-out> is given, the final (optimized, if optimizing) "
+      "computation is also written there (Kaldi's format; see --binary).\n";
   ParseOptions po(usage);
   int32 num_frames = 1, num_sequences = 1, left_context = -1,
         right_context = -1, frame_subsampling_factor = 1;
   bool backprop = false, input_deriv = false, store_stats = false,
        binary = true, print = true;
   CompilerOptions compiler_opts;
+  NnetOptimizeOptions optimize_opts;
   po.Register("num-frames", &num_frames, "Number of output frames requested");
   po.Register("num-sequences", &num_sequences,
               "Number of sequences (distinct 'n' values) in the request");
@@ -62,6 +87,8 @@ int Nnet3Compile(int argc, char *argv[]) {
   po.Register("binary", &binary, "Write <computation-out> in binary");
   ParseOptions compiler_po("compiler", &po);
   compiler_opts.Register(&compiler_po);
+  ParseOptions optimization_po("optimization", &po);
+  optimize_opts.Register(&optimization_po);
   po.Read(argc, argv);
   if (po.NumArgs() < 1 || po.NumArgs() > 2) return UsageError(po);
   if (num_frames < 1 || num_sequences < 1 || frame_subsampling_factor < 1)
@@ -113,16 +140,17 @@ int Nnet3Compile(int argc, char *argv[]) {
     os << "# Computation\n";
     computation.Print(os, nnet);
   }
-  int64 num_floats = 0;
-  for (size_t m = 1; m < computation.matrices.size(); m++)
-    num_floats += static_cast<int64>(computation.matrices[m].num_rows) *
-                  computation.matrices[m].num_cols;
-  os << "# Summary: " << computation.commands.size() << " commands, "
-     << (computation.matrices.empty() ? 0 : computation.matrices.size() - 1)
-     << " matrices, " << (computation.submatrices.empty()
-                              ? 0 : computation.submatrices.size() - 1)
-     << " submatrices, " << num_floats * sizeof(BaseFloat)
-     << " bytes of matrices in total\n";
+  PrintSummary(os, "", computation);
+  if (optimize_opts.optimize) {
+    NnetComputation optimized(computation);
+    Optimize(optimize_opts, nnet, last_output_t, &optimized);
+    if (print) {
+      os << "# Optimized computation\n";
+      optimized.Print(os, nnet);
+    }
+    PrintSummary(os, "optimized", optimized);
+    computation = optimized;
+  }
   if (po.NumArgs() == 2) WriteKaldiObject(computation, po.GetArg(2), binary);
   return 0;
 }

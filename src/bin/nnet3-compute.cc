@@ -1,6 +1,10 @@
 // bin/nnet3-compute.cc
 // Runs features through a raw network (or the network of a .mdl) and writes
 // the output per utterance, chunk by chunk as Kaldi's nnet3-compute does.
+// Our addition: --read-cache / --write-cache keep the compiled (and
+// optimized) computations on disk between runs.
+#include <sys/stat.h>
+
 #include "bin/cli.h"
 #include "base/timer.h"
 #include "matrix/table-types.h"
@@ -59,6 +63,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   std::string ivector_rspecifier, online_ivector_rspecifier,
       utt2spk_rspecifier;
   int32 online_ivector_period = 0;
+  std::string cache_rxfilename, cache_wxfilename;
   opts.Register(&po);
   po.Register("ivectors", &ivector_rspecifier,
               "Rspecifier for iVectors as vectors (i.e. not estimated "
@@ -81,6 +86,14 @@ int Nnet3Compute(int argc, char *argv[]) {
   po.Register("use-priors", &use_priors,
               "If true, subtract the logs of the priors stored with the "
               "model (in this case, a .mdl file is expected as input).");
+  po.Register("read-cache", &cache_rxfilename,
+              "If set, read compiled computations from this file (written "
+              "by --write-cache) before starting; a file that does not "
+              "exist yet is not an error. A cache made for a different "
+              "network structure or options is ignored with a warning.");
+  po.Register("write-cache", &cache_wxfilename,
+              "If set, write the compiled computations to this file at the "
+              "end (for --read-cache in a later run)");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
@@ -119,7 +132,21 @@ int Nnet3Compute(int argc, char *argv[]) {
   if (!ivector_rspecifier.empty())
     ivector_reader.Open(ivector_rspecifier, utt2spk_rspecifier);
 
-  CachingCompiler compiler(nnet, opts.compiler_config);
+  CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
+                                     opts.compiler_config);
+  if (!cache_rxfilename.empty()) {
+    struct stat st;
+    if (ClassifyRxfilename(cache_rxfilename) == kFileInput &&
+        stat(cache_rxfilename.c_str(), &st) != 0) {
+      NNET3_LOG << "Computation cache " << cache_rxfilename
+                << " does not exist yet; starting with an empty cache";
+    } else {
+      compiler.ReadCacheFile(cache_rxfilename);
+      NNET3_VLOG(1) << "Read " << compiler.NumCached()
+                    << " computations from "
+                    << PrintableRxfilename(cache_rxfilename);
+    }
+  }
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
@@ -177,6 +204,11 @@ int Nnet3Compute(int argc, char *argv[]) {
   NNET3_VLOG(1) << "Compiled " << compiler.NumCompilations()
                 << " computations (" << compiler.NumHits()
                 << " cache hits) in " << compiler.CompileSeconds() << "s";
+  if (!cache_wxfilename.empty()) {
+    compiler.WriteCacheFile(cache_wxfilename, true);
+    NNET3_VLOG(1) << "Wrote " << compiler.NumCached() << " computations to "
+                  << PrintableWxfilename(cache_wxfilename);
+  }
   return num_success != 0 ? 0 : 1;
 }
 

@@ -52,7 +52,7 @@ void GemmShapes(const Nnet &nnet, const NnetComputation &computation,
 
 double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
                     const std::vector<Matrix<BaseFloat> > &utts,
-                    CachingCompiler *compiler) {
+                    CachingOptimizingCompiler *compiler) {
   Timer timer;
   Vector<BaseFloat> priors;
   for (const Matrix<BaseFloat> &feats : utts) {
@@ -124,7 +124,8 @@ int Main(int argc, char *argv[]) {
   }
 
   // Warm-up (compiles), then the shapes each chunk multiplies.
-  CachingCompiler compiler(nnet, opts.compiler_config);
+  CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
+                                     opts.compiler_config);
   std::vector<Matrix<BaseFloat> > one(1, utts[0]);
   RunInference(nnet, opts, one, &compiler);
   int32 left, right;

@@ -1,7 +1,9 @@
 // tests/cli/nnet3-compute-cli-test.cc
 // nnet3-compute and nnet3-compile as a user runs them: option effects
 // (--apply-exp, --use-priors with a .mdl, --frames-per-chunk rounding),
-// the in-memory compilation cache, and the error paths (feature dimension
+// the in-memory compilation cache and the on-disk one (--read-cache /
+// --write-cache), nnet3-compile's plain and optimized listings, and the
+// error paths (feature dimension
 // mismatch, missing iVector, outputs that need more context than given),
 // each with its message and exit status.
 #include <gtest/gtest.h>
@@ -188,6 +190,46 @@ TEST_F(ComputeCli, ComputationsAreCachedAcrossUtterances) {
   EXPECT_NE(r.err.find("Compiled 2 computations"), std::string::npos) << r.err;
 }
 
+TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({120, 100, 37}, 4));
+  // First run: the cache file does not exist yet, which is fine.
+  CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
+                        "nnet3-compute --verbose=1 --read-cache=comp.cache "
+                        "--write-cache=comp.cache nnet.raw ark,t:feats.txt "
+                        "ark,t:first.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("comp.cache does not exist yet"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Compiled 0 computations"), std::string::npos)
+      << r.err;
+  ASSERT_TRUE(FileExists(dir_.File("comp.cache")));
+  r = Run("nnet3-compute --verbose=1 --read-cache=comp.cache nnet.raw "
+          "ark,t:feats.txt ark,t:second.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("Compiled 0 computations"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("first.txt")), ReadFile(dir_.File("second.txt")));
+  // Other optimizer options: the cache is ignored with a warning.
+  r = Run("nnet3-compute --verbose=1 --read-cache=comp.cache "
+          "--optimization.propagate-in-place=false nnet.raw "
+          "ark,t:feats.txt ark,t:third.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("was made for a different network structure or "
+                       "options; ignoring it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Compiled 0 computations"), std::string::npos)
+      << r.err;
+  // A damaged cache is an error that names the file.
+  Write("bad.cache", std::string("\0B<ComputationCache> <Version> ", 31));
+  r = Run("nnet3-compute --read-cache=bad.cache nnet.raw ark,t:feats.txt "
+          "ark,t:fourth.txt");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("Corrupt computation cache in bad.cache"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(ComputeCli, FramesPerChunkIsRoundedToTheSubsamplingFactor) {
   Write("nnet.config", kConfig);
   Write("feats.txt", Features({10}, 4));
@@ -214,6 +256,16 @@ TEST_F(ComputeCli, CompilePrintsTheComputation) {
   EXPECT_NE(r.out.find("user input [for node: 'input']"), std::string::npos);
   EXPECT_NE(r.out.find("output m"), std::string::npos);
   EXPECT_NE(r.out.find("# Summary: "), std::string::npos);
+  EXPECT_NE(r.out.find("bytes peak matrix memory\n"), std::string::npos)
+      << r.out;
+  // The optimized computation follows, with its own summary.
+  size_t optimized = r.out.find("# Optimized computation\n");
+  ASSERT_NE(optimized, std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("# Summary: "), optimized);
+  EXPECT_NE(r.out.find("affine.Propagate(", optimized), std::string::npos);
+  EXPECT_NE(r.out.find("# Summary (optimized): ", optimized),
+            std::string::npos)
+      << r.out;
   // 2 sequences x (4 + 2 context) input frames.
   EXPECT_NE(r.out.find("12 x 4 (input;"), std::string::npos) << r.out;
   std::string bin = ReadFile(dir_.File("comp.bin"));

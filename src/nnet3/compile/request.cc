@@ -3,6 +3,9 @@
 
 #include <functional>
 #include <set>
+#include <utility>
+
+#include "base/io.h"
 
 namespace nnet3 {
 
@@ -18,6 +21,101 @@ void IoSpecification::Print(std::ostream &os) const {
      << ", indexes=";
   PrintIndexes(os, indexes);
   os << "\n";
+}
+
+void IoSpecification::Read(std::istream &is, bool binary) {
+  ExpectToken(is, binary, "<IoSpecification>");
+  std::string name_in;
+  ReadToken(is, binary, &name_in);
+  ExpectToken(is, binary, "<NumIndexes>");
+  size_t num_indexes;
+  ReadBasicType(is, binary, &num_indexes);
+  ExpectToken(is, binary, "<Indexes>");
+  long long pos = StreamPosition(is);
+  std::vector<Index> indexes_in;
+  ReadIndexVector(is, binary, &indexes_in);
+  if (indexes_in.size() != num_indexes)
+    NNET3_ERR << "IoSpecification for '" << PrintableString(name_in)
+              << "' says <NumIndexes> " << num_indexes << " but holds "
+              << indexes_in.size() << " Indexes (at file position " << pos
+              << ")";
+  bool has_deriv_in;
+  ExpectToken(is, binary, "<HasDeriv>");
+  ReadBasicType(is, binary, &has_deriv_in);
+  ExpectToken(is, binary, "</IoSpecification>");
+  name.swap(name_in);
+  indexes.swap(indexes_in);
+  has_deriv = has_deriv_in;
+}
+
+void IoSpecification::Write(std::ostream &os, bool binary) const {
+  WriteToken(os, binary, "<IoSpecification>");
+  if (!binary) os << '\n';
+  WriteToken(os, binary, name);
+  WriteToken(os, binary, "<NumIndexes>");
+  WriteBasicType(os, binary, indexes.size());
+  WriteToken(os, binary, "<Indexes>");
+  WriteIndexVector(os, binary, indexes);
+  WriteToken(os, binary, "<HasDeriv>");
+  WriteBasicType(os, binary, has_deriv);
+  if (!binary) os << '\n';
+  WriteToken(os, binary, "</IoSpecification>");
+  if (!binary) os << '\n';
+}
+
+namespace {
+// Reads "<NumX> n <X>" and then n IoSpecifications, one at a time (so a
+// corrupt count runs into a read error rather than a huge allocation).
+void ReadIoSpecifications(std::istream &is, bool binary,
+                          const char *count_token, const char *list_token,
+                          std::vector<IoSpecification> *specs) {
+  ExpectToken(is, binary, count_token);
+  size_t n;
+  ReadBasicType(is, binary, &n);
+  ExpectToken(is, binary, list_token);
+  specs->clear();
+  for (size_t i = 0; i < n; i++) {
+    specs->emplace_back();
+    specs->back().Read(is, binary);
+  }
+}
+
+void WriteIoSpecifications(std::ostream &os, bool binary,
+                           const char *count_token, const char *list_token,
+                           const std::vector<IoSpecification> &specs) {
+  WriteToken(os, binary, count_token);
+  WriteBasicType(os, binary, specs.size());
+  if (!binary) os << '\n';
+  WriteToken(os, binary, list_token);
+  for (const IoSpecification &spec : specs) spec.Write(os, binary);
+  if (!binary) os << '\n';
+}
+}  // namespace
+
+void ComputationRequest::Read(std::istream &is, bool binary) {
+  ComputationRequest in;
+  ExpectToken(is, binary, "<ComputationRequest>");
+  ReadIoSpecifications(is, binary, "<NumInputs>", "<Inputs>", &in.inputs);
+  ReadIoSpecifications(is, binary, "<NumOutputs>", "<Outputs>", &in.outputs);
+  ExpectToken(is, binary, "<NeedModelDerivative>");
+  ReadBasicType(is, binary, &in.need_model_derivative);
+  ExpectToken(is, binary, "<StoreComponentStats>");
+  ReadBasicType(is, binary, &in.store_component_stats);
+  ExpectToken(is, binary, "</ComputationRequest>");
+  *this = std::move(in);
+}
+
+void ComputationRequest::Write(std::ostream &os, bool binary) const {
+  WriteToken(os, binary, "<ComputationRequest>");
+  if (!binary) os << '\n';
+  WriteIoSpecifications(os, binary, "<NumInputs>", "<Inputs>", inputs);
+  WriteIoSpecifications(os, binary, "<NumOutputs>", "<Outputs>", outputs);
+  WriteToken(os, binary, "<NeedModelDerivative>");
+  WriteBasicType(os, binary, need_model_derivative);
+  WriteToken(os, binary, "<StoreComponentStats>");
+  WriteBasicType(os, binary, store_component_stats);
+  WriteToken(os, binary, "</ComputationRequest>");
+  if (!binary) os << '\n';
 }
 
 bool ComputationRequest::NeedDerivatives() const {

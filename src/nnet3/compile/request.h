@@ -6,9 +6,17 @@
 // computations can be cached per request.
 // Invariant: a request is well-formed when each name appears at most once
 // among inputs and at most once among outputs.
+// On disk (Kaldi's nnet-computation.cc, byte for byte):
+//   <IoSpecification> name <NumIndexes> N <Indexes> <I1V>... <HasDeriv> T|F
+//   </IoSpecification>
+//   <ComputationRequest> <NumInputs> I <Inputs> I x <IoSpecification>
+//   <NumOutputs> O <Outputs> O x <IoSpecification>
+//   <NeedModelDerivative> T|F <StoreComponentStats> T|F </ComputationRequest>
+// with the counts written as size_t; MiscComputationInfo writes nothing.
 #ifndef NNET3_NNET3_COMPILE_REQUEST_H_
 #define NNET3_NNET3_COMPILE_REQUEST_H_
 
+#include <istream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +39,10 @@ struct IoSpecification {
   IoSpecification(const std::string &name_in, int32 t_start, int32 t_end);
   // "name=input, has-deriv=false, indexes=[ (0, 0:9) ]"
   void Print(std::ostream &os) const;
+  // Kaldi's format (see above). Read() errors (UserError) on malformed
+  // input, including a <NumIndexes> that disagrees with the Index vector.
+  void Read(std::istream &is, bool binary);
+  void Write(std::ostream &os, bool binary) const;
   bool operator==(const IoSpecification &other) const {
     return name == other.name && indexes == other.indexes &&
            has_deriv == other.has_deriv;
@@ -53,6 +65,10 @@ struct ComputationRequest {
   void Check() const;
   // A readable listing, one line per input and output.
   void Print(std::ostream &os) const;
+  // Kaldi's format (see above). Read() replaces *this only when the whole
+  // request was read.
+  void Read(std::istream &is, bool binary);
+  void Write(std::ostream &os, bool binary) const;
   bool operator==(const ComputationRequest &other) const;
 };
 

@@ -39,6 +39,8 @@ void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
   opts->Register("debug-computation", &debug_computation,
                  "If true, turn on debug for the actual computation (very "
                  "verbose!)");
+  ParseOptions optimization_opts("optimization", opts);
+  optimize_config.Register(&optimization_opts);
   ParseOptions compiler_opts("compiler", opts);
   compiler_config.Register(&compiler_opts);
 }
@@ -74,7 +76,7 @@ void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
 DecodableNnetSimple::DecodableNnetSimple(
     const NnetSimpleComputationOptions &opts, const Nnet &nnet,
     const Vector<BaseFloat> &priors, const MatrixBase<BaseFloat> &feats,
-    CachingCompiler *compiler, const VectorBase<BaseFloat> *ivector,
+    CachingOptimizingCompiler *compiler, const VectorBase<BaseFloat> *ivector,
     const MatrixBase<BaseFloat> *online_ivectors, int32 online_ivector_period)
     : opts_(opts), nnet_(nnet), feats_(feats), compiler_(compiler),
       ivector_(ivector), online_ivectors_(online_ivectors),

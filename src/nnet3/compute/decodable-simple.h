@@ -13,8 +13,9 @@
 #ifndef NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
 #define NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
 
-#include "nnet3/compile/caching-compiler.h"
 #include "nnet3/compute/nnet-computer.h"
+#include "nnet3/optimize/caching-optimizing-compiler.h"
+#include "nnet3/optimize/optimize.h"
 #include "util/options.h"
 
 namespace nnet3 {
@@ -29,7 +30,8 @@ struct NnetSimpleComputationOptions {
   BaseFloat acoustic_scale = 0.1;
   bool debug_computation = false;
   NnetComputeOptions compute_config;
-  CachingCompilerOptions compiler_config;
+  NnetOptimizeOptions optimize_config;  // --optimization.*
+  CachingOptimizingCompilerOptions compiler_config;  // --compiler.*
   void Register(OptionsItf *opts);
 };
 
@@ -47,7 +49,7 @@ class DecodableNnetSimple {
   DecodableNnetSimple(const NnetSimpleComputationOptions &opts,
                       const Nnet &nnet, const Vector<BaseFloat> &priors,
                       const MatrixBase<BaseFloat> &feats,
-                      CachingCompiler *compiler,
+                      CachingOptimizingCompiler *compiler,
                       const VectorBase<BaseFloat> *ivector = nullptr,
                       const MatrixBase<BaseFloat> *online_ivectors = nullptr,
                       int32 online_ivector_period = 1);
@@ -68,7 +70,7 @@ class DecodableNnetSimple {
   const Nnet &nnet_;
   Vector<BaseFloat> log_priors_;
   const MatrixBase<BaseFloat> &feats_;
-  CachingCompiler *compiler_;
+  CachingOptimizingCompiler *compiler_;
   const VectorBase<BaseFloat> *ivector_;
   const MatrixBase<BaseFloat> *online_ivectors_;
   int32 online_ivector_period_;

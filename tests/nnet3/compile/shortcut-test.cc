@@ -16,12 +16,12 @@
 
 #include "base/log.h"
 #include "base/random.h"
-#include "nnet3/compile/caching-compiler.h"
 #include "nnet3/compile/compiler.h"
 #include "nnet3/compile/shortcut.h"
 #include "nnet3/components/component.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/nnet/nnet.h"
+#include "nnet3/optimize/caching-optimizing-compiler.h"
 #include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
@@ -585,10 +585,14 @@ TEST(Shortcut, CachingCompilerOption) {
   Nnet nnet = NnetFromConfigString(net.config);
   ComputationRequest request = MakeRequest(nnet, net, 6, 5, kNFastest,
                                            kNFastest, true);
-  CachingCompilerOptions with, without;
+  CachingOptimizingCompilerOptions with, without;
   EXPECT_TRUE(with.use_shortcut);
   without.use_shortcut = false;
-  CachingCompiler c1(nnet, with), c2(nnet, without);
+  // Unoptimized, so the commands can be compared with the compiler's.
+  NnetOptimizeOptions no_optimization;
+  no_optimization.optimize = false;
+  CachingOptimizingCompiler c1(nnet, no_optimization, with),
+      c2(nnet, no_optimization, without);
   auto a = c1.Compile(request), b = c2.Compile(request);
   EXPECT_EQ(TotalMatrixSize(*a), TotalMatrixSize(*b));
   // The shortcut computation keeps the mini computation's commands.
