@@ -1,17 +1,21 @@
 // tests/bench/compute-bench.cc
-// Inference benchmark for the compiler + computer (prints figures, asserts
-// nothing). Builds the benchmark TDNN (tests/data/bench/tdnn.config: 40-dim
-// input, six spliced ReLU+BatchNorm layers of 1024, 3000 outputs), prepares
-// it as nnet3-compute does (test mode, collapsed), and runs nnet3-compute's
-// chunked inference (DecodableNnetSimple, 50-frame chunks) over N random
-// utterances of 500 frames. In the same run it times the GEMMs alone: the
-// affine layers' matrix products with exactly the shapes of the compiled
-// computation, as many times as inference runs them. Prints frames per
-// second, the GEMM-only time, their ratio (target <= 1.25), and compile
-// time per distinct request. The two timings alternate (order flipped each
-// repetition) and the best of each is compared.
+// Benchmark for the compiler, optimizer and computer (prints figures,
+// asserts nothing). On the benchmark TDNN (tests/data/bench/tdnn.config:
+// 40-dim input, six spliced ReLU+BatchNorm layers of 1024, 3000 outputs),
+// prepared as nnet3-compute does (test mode, collapsed):
+//  1. nnet3-compute's inference over N random 500-frame utterances with
+//     Kaldi's 50-frame chunks, unoptimized and optimized, and with the large
+//     chunks we use for chunking-invariant networks; each against the time of
+//     its GEMMs alone (the affine products with exactly the shapes of the
+//     compiled computation, as many times as inference runs them). The two
+//     timings alternate and the best of each is compared.
+//  2. A training computation (8-frame egs with context, minibatch M, model
+//     update): peak matrix memory and run time, unoptimized vs optimized.
+//  3. A recurrent network (two recurrent ReLU layers): chunked inference
+//     with extra left context, unoptimized vs optimized.
+//  4. Compile time per distinct request, and the time of a cache hit.
 // Usage: compute-bench [--config=PATH] [--num-utts=200] [--frames=500]
-//                      [--threads=1] [--reps=2]
+//                      [--threads=1] [--reps=2] [--minibatch=64]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +25,12 @@
 #include <vector>
 
 #include "base/timer.h"
+#include "nnet3/analyze/analyze.h"
+#include "nnet3/compile/compiler.h"
+#include "nnet3/compute/nnet-computer.h"
+#include "nnet3/optimize/optimize.h"
+#include "nnet3/testing/computation-runner.h"
+#include "nnet3/testing/random-nnet.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
@@ -83,67 +93,36 @@ double RunGemms(const std::vector<GemmShape> &per_chunk, int64 num_chunks) {
   return timer.Elapsed();
 }
 
-int Main(int argc, char *argv[]) {
-  std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
-  int32 num_utts = 200, frames = 500, threads = 1, reps = 2;
-  for (int i = 1; i < argc; i++) {
-    std::string a = argv[i];
-    if (a.rfind("--config=", 0) == 0) config = a.substr(9);
-    else if (a.rfind("--num-utts=", 0) == 0) num_utts = atoi(a.c_str() + 11);
-    else if (a.rfind("--frames=", 0) == 0) frames = atoi(a.c_str() + 9);
-    else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
-    else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
-    else {
-      fprintf(stderr, "Unknown option %s\n", a.c_str());
-      return 1;
-    }
-  }
-  openblas_set_num_threads(threads);
-  Nnet nnet;
-  {
-    std::ifstream is(config);
-    if (!is) {
-      fprintf(stderr, "Cannot open %s\n", config.c_str());
-      return 1;
-    }
-    nnet.ReadConfig(is, config);
-  }
-  SetBatchnormTestMode(true, &nnet);
-  SetDropoutTestMode(true, &nnet);
-  CollapseModel(CollapseModelConfig(), &nnet);
-  NnetSimpleComputationOptions opts;
-  opts.acoustic_scale = 1.0;
+struct InferenceFigures {
+  double seconds, gemm_seconds, compile_ms;
+};
+
+// Chunked inference with 'opts' against its GEMMs alone.
+InferenceFigures BenchInference(const Nnet &nnet,
+                                NnetSimpleComputationOptions opts,
+                                const std::vector<Matrix<BaseFloat> > &utts,
+                                int32 reps) {
   CheckAndFixSimpleComputationOptions(nnet, &opts);
-
-  RandomSource rng(7);
-  std::vector<Matrix<BaseFloat> > utts(num_utts);
-  for (Matrix<BaseFloat> &m : utts) {
-    m.Resize(frames, nnet.InputDim("input"));
-    for (int32 r = 0; r < m.NumRows(); r++)
-      for (int32 c = 0; c < m.NumCols(); c++) m(r, c) = rng.Gauss();
-  }
-
-  // Warm-up (compiles), then the shapes each chunk multiplies.
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      opts.compiler_config);
   std::vector<Matrix<BaseFloat> > one(1, utts[0]);
-  RunInference(nnet, opts, one, &compiler);
+  RunInference(nnet, opts, one, &compiler);  // warm-up: compiles
+  int32 frames = utts[0].NumRows();
+  bool large = opts.large_chunk_size > opts.frames_per_chunk &&
+               NnetIsChunkingInvariant(nnet);
+  int32 chunk = large ? std::min(opts.large_chunk_size, 64 * ((frames + 63) / 64))
+                      : opts.frames_per_chunk;
+  int64 chunks_per_utt =
+      (frames + (large ? opts.large_chunk_size : chunk) - 1) /
+      (large ? opts.large_chunk_size : chunk);
   int32 left, right;
   compiler.GetSimpleNnetContext(&left, &right);
   ComputationRequest request;
-  request.inputs.push_back(
-      IoSpecification("input", -left, opts.frames_per_chunk + right));
-  request.outputs.push_back(IoSpecification("output", 0, opts.frames_per_chunk));
-  std::shared_ptr<const NnetComputation> computation = compiler.Compile(request);
+  request.inputs.push_back(IoSpecification("input", -left, chunk + right));
+  request.outputs.push_back(IoSpecification("output", 0, chunk));
   std::vector<GemmShape> shapes;
-  GemmShapes(nnet, *computation, &shapes);
-  int64 chunks_per_utt = (frames + opts.frames_per_chunk - 1) /
-                         opts.frames_per_chunk;
-  int64 num_chunks = chunks_per_utt * num_utts;
-  double flops = 0;
-  for (const GemmShape &s : shapes)
-    flops += 2.0 * s.rows * s.in_dim * s.out_dim;
-
+  GemmShapes(nnet, *compiler.Compile(request), &shapes);
+  int64 num_chunks = chunks_per_utt * static_cast<int64>(utts.size());
   std::vector<double> t_inf, t_gemm;
   for (int32 r = 0; r < reps; r++) {
     if (r % 2 == 0) {
@@ -154,22 +133,184 @@ int Main(int argc, char *argv[]) {
       t_inf.push_back(RunInference(nnet, opts, utts, &compiler));
     }
   }
-  double inf = *std::min_element(t_inf.begin(), t_inf.end());
-  double gemm = *std::min_element(t_gemm.begin(), t_gemm.end());
+  InferenceFigures f;
+  f.seconds = *std::min_element(t_inf.begin(), t_inf.end());
+  f.gemm_seconds = *std::min_element(t_gemm.begin(), t_gemm.end());
+  f.compile_ms = 1000.0 * compiler.CompileSeconds() /
+                 std::max<int64>(1, compiler.NumCompilations());
+  return f;
+}
+
+void PrintInference(const char *label, const InferenceFigures &f,
+                    int64 total_frames) {
+  printf("  %-34s %8.1f frames/s  GEMM-only %7.3f s  ratio %.3f  "
+         "compile %.1f ms/request\n",
+         label, total_frames / f.seconds, f.gemm_seconds,
+         f.seconds / f.gemm_seconds, f.compile_ms);
+}
+
+// Runs 'computation' forward (and backward if the request has output
+// derivatives), returning seconds.
+double TimeComputation(const Nnet &nnet, const ComputationRequest &request,
+                       const NnetComputation &computation, RandomSource *rng) {
+  std::vector<Matrix<BaseFloat> > inputs, derivs;
+  for (const IoSpecification &io : request.inputs)
+    inputs.push_back(RandomGaussMatrix(static_cast<int32>(io.indexes.size()),
+                                       nnet.InputDim(io.name), rng));
+  for (const IoSpecification &io : request.outputs)
+    derivs.push_back(RandomGaussMatrix(static_cast<int32>(io.indexes.size()),
+                                       nnet.OutputDim(io.name), rng));
+  Nnet delta = MakeGradientNnet(nnet);
+  ComputationResults results;
+  Timer timer;
+  RunComputationForTest(nnet, request, computation, inputs, derivs,
+                        request.need_model_derivative ? &delta : nullptr,
+                        &results);
+  return timer.Elapsed();
+}
+
+// Unoptimized vs optimized: peak memory and run time.
+void BenchComputation(const char *label, const Nnet &nnet,
+                      const ComputationRequest &request) {
+  NnetComputation raw;
+  Timer compile_timer;
+  CompileComputation(nnet, request, CompilerOptions(), &raw);
+  double compile_ms = compile_timer.Elapsed() * 1000;
+  NnetComputation opt(raw);
+  Timer optimize_timer;
+  Optimize(NnetOptimizeOptions(), nnet, 0, &opt);
+  double optimize_ms = optimize_timer.Elapsed() * 1000;
+  RandomSource rng(3);
+  double t_raw = 1e30, t_opt = 1e30;
+  for (int32 r = 0; r < 2; r++) {
+    t_raw = std::min(t_raw, TimeComputation(nnet, request, raw, &rng));
+    t_opt = std::min(t_opt, TimeComputation(nnet, request, opt, &rng));
+  }
+  int64 m_raw = GetMaxMemoryUse(raw), m_opt = GetMaxMemoryUse(opt);
+  printf("  %s\n", label);
+  printf("    peak matrix memory %.1f MB -> %.1f MB (%.1f%%), commands %zu -> "
+         "%zu\n",
+         m_raw / 1048576.0, m_opt / 1048576.0, 100.0 * m_opt / m_raw,
+         raw.commands.size(), opt.commands.size());
+  printf("    run time %.3f s -> %.3f s (ratio %.3f); compile %.1f ms, "
+         "optimize %.1f ms\n",
+         t_raw, t_opt, t_opt / t_raw, compile_ms, optimize_ms);
+}
+
+const char *kRecurrentConfig =
+    "input-node name=input dim=40\n"
+    "component name=l1 type=AffineComponent input-dim=632 output-dim=512\n"
+    "component-node name=l1 component=l1 input=Append(Offset(input, -1), "
+    "input, Offset(input, 1), IfDefined(Offset(r1, -1)))\n"
+    "component name=r1 type=RectifiedLinearComponent dim=512\n"
+    "component-node name=r1 component=r1 input=l1\n"
+    "component name=l2 type=AffineComponent input-dim=1024 output-dim=512\n"
+    "component-node name=l2 component=l2 input=Append(r1, "
+    "IfDefined(Offset(r2, -3)))\n"
+    "component name=r2 type=RectifiedLinearComponent dim=512\n"
+    "component-node name=r2 component=r2 input=l2\n"
+    "component name=out type=AffineComponent input-dim=512 output-dim=2000\n"
+    "component-node name=out component=out input=r2\n"
+    "component name=lsm type=LogSoftmaxComponent dim=2000\n"
+    "component-node name=lsm component=lsm input=out\n"
+    "output-node name=output input=lsm\n";
+
+int Main(int argc, char *argv[]) {
+  std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
+  int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a.rfind("--config=", 0) == 0) config = a.substr(9);
+    else if (a.rfind("--num-utts=", 0) == 0) num_utts = atoi(a.c_str() + 11);
+    else if (a.rfind("--frames=", 0) == 0) frames = atoi(a.c_str() + 9);
+    else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
+    else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
+    else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
+    else {
+      fprintf(stderr, "Unknown option %s\n", a.c_str());
+      return 1;
+    }
+  }
+  openblas_set_num_threads(threads);
+  Nnet train_nnet;
+  {
+    std::ifstream is(config);
+    if (!is) {
+      fprintf(stderr, "Cannot open %s\n", config.c_str());
+      return 1;
+    }
+    train_nnet.ReadConfig(is, config);
+  }
+  Nnet nnet(train_nnet);
+  SetBatchnormTestMode(true, &nnet);
+  SetDropoutTestMode(true, &nnet);
+  CollapseModel(CollapseModelConfig(), &nnet);
+
+  RandomSource rng(7);
+  std::vector<Matrix<BaseFloat> > utts(num_utts);
+  for (Matrix<BaseFloat> &m : utts)
+    m = RandomGaussMatrix(frames, nnet.InputDim("input"), &rng);
   int64 total_frames = static_cast<int64>(num_utts) * frames;
-  printf("compute-bench: %d utterances x %d frames, frames-per-chunk %d, "
-         "%d BLAS thread(s), best of %d\n",
-         num_utts, frames, opts.frames_per_chunk, threads, reps);
-  printf("  inference:  %.3f s  (%.1f frames/s)\n", inf, total_frames / inf);
-  printf("  GEMMs only: %.3f s  (%zu products per chunk, %.1f GFLOP/s)\n",
-         gemm, shapes.size(), flops * num_chunks / gemm * 1e-9);
-  printf("  ratio inference / GEMMs: %.3f  (target <= 1.25)\n", inf / gemm);
-  printf("  compilations: %lld (%lld cache hits), %.2f ms per distinct "
-         "request\n",
-         static_cast<long long>(compiler.NumCompilations()),
-         static_cast<long long>(compiler.NumHits()),
-         1000.0 * compiler.CompileSeconds() /
-             std::max<int64>(1, compiler.NumCompilations()));
+  printf("compute-bench: TDNN, %d utterances x %d frames, %d BLAS thread(s), "
+         "best of %d\n", num_utts, frames, threads, reps);
+
+  NnetSimpleComputationOptions opts;
+  opts.acoustic_scale = 1.0;
+  opts.large_chunk_size = 0;
+  opts.optimize_config.optimize = false;
+  InferenceFigures kaldi_raw = BenchInference(nnet, opts, utts, reps);
+  PrintInference("50-frame chunks, unoptimized:", kaldi_raw, total_frames);
+  opts.optimize_config.optimize = true;
+  InferenceFigures kaldi_opt = BenchInference(nnet, opts, utts, reps);
+  PrintInference("50-frame chunks, optimized:", kaldi_opt, total_frames);
+  opts.large_chunk_size = 512;
+  InferenceFigures large = BenchInference(nnet, opts, utts, reps);
+  PrintInference("large chunks (invariant), optimized:", large, total_frames);
+  printf("  speed-up of large chunks over 50-frame chunks (optimized): "
+         "%.2fx\n", kaldi_opt.seconds / large.seconds);
+
+  // Training: 8 output frames per sequence with the network's context.
+  int32 left, right;
+  ComputeSimpleNnetContext(train_nnet, &left, &right);
+  ComputationRequest train;
+  IoSpecification in("input", -left, 8 + right), out("output", 0, 8);
+  for (IoSpecification *io : {&in, &out}) {
+    std::vector<Index> indexes;
+    for (const Index &i : io->indexes)
+      for (int32 n = 0; n < minibatch; n++) indexes.push_back(Index(n, i.t, 0));
+    io->indexes = indexes;
+  }
+  out.has_deriv = true;
+  train.inputs.push_back(in);
+  train.outputs.push_back(out);
+  train.need_model_derivative = true;
+  char label[128];
+  snprintf(label, sizeof(label),
+           "TDNN training computation (minibatch %d x 8 frames, model update):",
+           minibatch);
+  BenchComputation(label, train_nnet, train);
+
+  Nnet rnn = NnetFromConfigString(kRecurrentConfig);
+  ComputationRequest rnn_request;
+  rnn_request.inputs.push_back(IoSpecification("input", -21, 51));
+  rnn_request.outputs.push_back(IoSpecification("output", 0, 50));
+  BenchComputation("recurrent network inference (50-frame chunk, 20 frames "
+                   "extra left context):", rnn, rnn_request);
+  rnn_request.outputs[0].has_deriv = true;
+  rnn_request.need_model_derivative = true;
+  BenchComputation("recurrent network training (same chunk, model update):",
+                   rnn, rnn_request);
+
+  // Compile time with and without the cache.
+  CachingOptimizingCompiler compiler(train_nnet);
+  Timer miss;
+  compiler.Compile(train);
+  double miss_ms = miss.Elapsed() * 1000;
+  Timer hit;
+  const int32 num_hits = 1000;
+  for (int32 i = 0; i < num_hits; i++) compiler.Compile(train);
+  printf("  training request: compile+optimize (cache miss, shortcut) %.1f ms; "
+         "cache hit %.4f ms\n", miss_ms, hit.Elapsed() * 1000 / num_hits);
   return 0;
 }
 

@@ -182,12 +182,16 @@ TEST_F(ComputeCli, ComputationsAreCachedAcrossUtterances) {
   for (int u = 0; u < 60; u++) lengths.push_back(u % 3 == 0 ? 120 : 100);
   Write("feats.txt", Features(lengths, 4));
   CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
-                        "nnet3-compute --verbose=1 nnet.raw ark,t:feats.txt "
-                        "ark:/dev/null");
+                        "nnet3-compute --large-chunk-size=0 --verbose=1 "
+                        "nnet.raw ark,t:feats.txt ark:/dev/null");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   // Chunks of 50 frames and tails of 20: two distinct requests in all
   // (the 50-frame chunks at the start, middle and end share one).
   EXPECT_NE(r.err.find("Compiled 2 computations"), std::string::npos) << r.err;
+  // With large chunks both lengths round up to one 128-frame chunk.
+  r = Run("nnet3-compute --verbose=1 nnet.raw ark,t:feats.txt ark:/dev/null");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("Compiled 1 computations"), std::string::npos) << r.err;
 }
 
 TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
@@ -228,6 +232,36 @@ TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
   EXPECT_NE(LastLine(r.err).find("Corrupt computation cache in bad.cache"),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(ComputeCli, ChunkingInvariantNetworksGiveTheSameOutputsForAnyChunking) {
+  // kConfig has no recurrence, IfDefined or Failover: every chunking must
+  // give the same numbers, including the large internal chunks.
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({1, 7, 60, 130, 700}, 4));
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-compute --large-chunk-size=0 --frames-per-chunk=7 nnet.raw "
+      "ark,t:feats.txt ark,t:fpc7.txt && "
+      "nnet3-compute --large-chunk-size=0 nnet.raw ark,t:feats.txt "
+      "ark,t:fpc50.txt && "
+      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:large.txt && "
+      "nnet3-compute --large-chunk-size=32 --frames-per-chunk=10 "
+      "--frame-subsampling-factor=1 nnet.raw ark,t:feats.txt ark,t:l32.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto ref = ReadArchive("fpc7.txt");
+  ASSERT_EQ(ref.size(), 5u);
+  for (const char *name : {"fpc50.txt", "large.txt", "l32.txt"}) {
+    auto got = ReadArchive(name);
+    ASSERT_EQ(got.size(), ref.size()) << name;
+    for (size_t u = 0; u < ref.size(); u++) {
+      ASSERT_EQ(got[u].second.NumRows(), ref[u].second.NumRows()) << name;
+      for (int32 t = 0; t < ref[u].second.NumRows(); t++)
+        for (int32 j = 0; j < ref[u].second.NumCols(); j++)
+          ASSERT_NEAR(got[u].second(t, j), ref[u].second(t, j), 1e-5)
+              << name << " " << ref[u].first << " frame " << t;
+    }
+  }
 }
 
 TEST_F(ComputeCli, FramesPerChunkIsRoundedToTheSubsamplingFactor) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "base/log.h"
+#include "nnet3/nnet/nnet-utils.h"
 
 namespace nnet3 {
 
@@ -36,6 +37,13 @@ void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
                  "evaluated by the neural net.  Measured before any "
                  "subsampling, if the --frame-subsampling-factor options is "
                  "used (i.e. counts input frames)");
+  opts->Register("large-chunk-size", &large_chunk_size,
+                 "For networks whose outputs cannot depend on the chunking "
+                 "(no recurrence, IfDefined or Failover, only simple "
+                 "components; not with --online-ivectors), compute in chunks "
+                 "of up to this many frames instead of --frames-per-chunk: "
+                 "the outputs are the same and bigger chunks are faster. 0 "
+                 "disables this.");
   opts->Register("debug-computation", &debug_computation,
                  "If true, turn on debug for the actual computation (very "
                  "verbose!)");
@@ -71,6 +79,10 @@ void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
                 << " and nnet shift-invariance modulus = " << modulus;
     opts->frames_per_chunk = fpc;
   }
+  if (opts->large_chunk_size < 0)
+    NNET3_ERR << "--large-chunk-size must be >= 0";
+  if (opts->large_chunk_size % n != 0)
+    opts->large_chunk_size = n * ((opts->large_chunk_size + n - 1) / n);
 }
 
 DecodableNnetSimple::DecodableNnetSimple(
@@ -97,6 +109,11 @@ DecodableNnetSimple::DecodableNnetSimple(
     log_priors_.ApplyLog();
   }
   compiler_->GetSimpleNnetContext(&nnet_left_context_, &nnet_right_context_);
+  // Online iVectors change from chunk to chunk, so they tie the outputs to
+  // the chunking.
+  use_large_chunks_ = opts_.large_chunk_size > opts_.frames_per_chunk &&
+                      online_ivectors_ == nullptr &&
+                      NnetIsChunkingInvariant(nnet_);
 }
 
 void DecodableNnetSimple::GetOutputForFrame(int32 subsampled_frame,
@@ -154,17 +171,26 @@ void DecodableNnetSimple::EnsureFrameIsComputed(int32 subsampled_frame) {
               << nnet_ivector_dim << " but you provided " << ivector_dim;
 
   int32 f = opts_.frame_subsampling_factor;
-  int32 subsampled_per_chunk = opts_.frames_per_chunk / f;
+  int32 subsampled_per_chunk =
+      (use_large_chunks_ ? opts_.large_chunk_size : opts_.frames_per_chunk) / f;
   int32 start = subsampled_frame;
   int32 num = std::min(num_subsampled_frames_ - start, subsampled_per_chunk);
   NNET3_ASSERT(num > 0);
+  bool is_final = (start + num == num_subsampled_frames_);
+  if (use_large_chunks_) {
+    // A short last chunk is rounded up to a multiple of 64 frames so that
+    // utterances of different lengths share compiled computations; the
+    // extra outputs come from padding and are never returned.
+    int32 bucket = std::max(1, 64 / f);
+    num = std::min(subsampled_per_chunk, bucket * ((num + bucket - 1) / bucket));
+  }
   int32 last = start + num - 1;
   int32 first_output_frame = start * f, last_output_frame = last * f;
   int32 extra_left = opts_.extra_left_context,
         extra_right = opts_.extra_right_context;
   if (first_output_frame == 0 && opts_.extra_left_context_initial >= 0)
     extra_left = opts_.extra_left_context_initial;
-  if (last == num_subsampled_frames_ - 1 && opts_.extra_right_context_final >= 0)
+  if (is_final && opts_.extra_right_context_final >= 0)
     extra_right = opts_.extra_right_context_final;
   int32 first_input_frame =
       first_output_frame - nnet_left_context_ - extra_left;

@@ -27,6 +27,10 @@ struct NnetSimpleComputationOptions {
   int32 extra_right_context_final = -1;
   int32 frame_subsampling_factor = 1;
   int32 frames_per_chunk = 50;
+  // Ours: for chunking-invariant networks (NnetIsChunkingInvariant) the
+  // utterance is computed in chunks of up to this many frames instead; the
+  // outputs are the same. 0 turns it off.
+  int32 large_chunk_size = 512;
   BaseFloat acoustic_scale = 0.1;
   bool debug_computation = false;
   NnetComputeOptions compute_config;
@@ -36,7 +40,8 @@ struct NnetSimpleComputationOptions {
 };
 
 // Rounds frames_per_chunk up to a multiple of lcm(frame_subsampling_factor,
-// modulus) (logging once when it changes) and checks the options.
+// modulus) (logging once when it changes), large_chunk_size likewise
+// (silently), and checks the options.
 void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
                                          NnetSimpleComputationOptions *opts);
 
@@ -75,6 +80,9 @@ class DecodableNnetSimple {
   const MatrixBase<BaseFloat> *online_ivectors_;
   int32 online_ivector_period_;
   int32 num_subsampled_frames_;
+  // True when chunks of opts_.large_chunk_size frames give the same outputs
+  // as Kaldi's chunking (see NnetSimpleComputationOptions).
+  bool use_large_chunks_ = false;
   int32 output_dim_;
   int32 nnet_left_context_ = 0, nnet_right_context_ = 0;
   Matrix<BaseFloat> current_output_;
