@@ -8,6 +8,7 @@
 #include "nnet3/analyze/analyze.h"
 #include "nnet3/analyze/checker.h"
 #include "nnet3/optimize/allocate-from-other.h"
+#include "nnet3/optimize/consolidate-update.h"
 #include "nnet3/optimize/convert-addition.h"
 #include "nnet3/optimize/io-consolidation.h"
 #include "nnet3/optimize/move-sizing.h"
@@ -158,6 +159,11 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
     ConsolidateIoOperations(nnet, computation);
     return;
   }
+  if (config.consolidate_model_update)
+    RunPass("consolidate-model-update", nnet, computation, [&] {
+      ConsolidateModelUpdate(nnet, computation);
+      RemoveNoOps(computation);
+    });
   if (config.convert_addition)
     RunPass("convert-addition", nnet, computation,
             [&] { ConvertAdditionToAssignment(nnet, computation); });

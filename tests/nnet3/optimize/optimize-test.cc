@@ -3,8 +3,9 @@
 // networks and requests (forward only, with input derivatives, with model
 // update, recurrent ones included): outputs, input derivatives and
 // parameter changes agree to 1e-5 relative with every pass on, and again
-// with each pass turned off in turn; the optimized computation never needs
-// more peak memory. Plus hand-checked rewrites of single passes.
+// with each pass turned off in turn; with all passes on, the optimized
+// computation never needs more peak memory. Plus hand-checked rewrites of
+// single passes.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -33,6 +34,8 @@ struct Variant {
 std::vector<Variant> Variants() {
   return {
       {"all passes", [](NnetOptimizeOptions *) {}},
+      {"no consolidate-model-update",
+       [](NnetOptimizeOptions *o) { o->consolidate_model_update = false; }},
       {"no convert-addition",
        [](NnetOptimizeOptions *o) { o->convert_addition = false; }},
       {"no variable merging",
@@ -121,8 +124,11 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
         ASSERT_LE(ParameterDifference(delta, delta_raw), 1e-5);
       }
       int64 memory = GetMaxMemoryUse(optimized);
-      ASSERT_LE(memory, raw_memory);
       if (v.name == variants[0].name) {
+        // With the whole recipe the peak never rises (without
+        // move-sizing, consolidate-model-update's gathered matrices can
+        // add to it).
+        ASSERT_LE(memory, raw_memory);
         total_before += raw_memory;
         total_after += memory;
       }
