@@ -10,6 +10,7 @@
 #include "nnet3/optimize/allocate-from-other.h"
 #include "nnet3/optimize/consolidate-update.h"
 #include "nnet3/optimize/convert-addition.h"
+#include "nnet3/optimize/deriv-time.h"
 #include "nnet3/optimize/io-consolidation.h"
 #include "nnet3/optimize/move-sizing.h"
 #include "nnet3/optimize/renumber.h"
@@ -153,7 +154,17 @@ void RunPass(const char *name, const Nnet &nnet, NnetComputation *computation,
 
 void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
               int32 max_output_time_in_request, NnetComputation *computation) {
-  (void)max_output_time_in_request;
+  // Derivative-time limits change what is computed (not just how), so they
+  // apply even with --optimization.optimize=false; they need the freshly
+  // compiled computation.
+  int32 max_deriv_time = config.max_deriv_time;
+  if (config.max_deriv_time_relative != INT_MAX)
+    max_deriv_time = config.max_deriv_time_relative + max_output_time_in_request;
+  if (config.min_deriv_time != INT_MIN || max_deriv_time != INT_MAX)
+    RunPass("min/max-deriv-time", nnet, computation, [&] {
+      LimitDerivativeTimes(nnet, config.min_deriv_time, max_deriv_time,
+                           computation);
+    });
   if (!config.optimize) {
     // Even unoptimized computations get their I/O in Kaldi's places.
     ConsolidateIoOperations(nnet, computation);
