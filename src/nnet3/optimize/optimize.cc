@@ -14,6 +14,7 @@
 #include "nnet3/optimize/io-consolidation.h"
 #include "nnet3/optimize/move-sizing.h"
 #include "nnet3/optimize/renumber.h"
+#include "nnet3/optimize/row-ops.h"
 #include "nnet3/optimize/variable-merging.h"
 #include "nnet3/optimize/zeroing.h"
 
@@ -178,6 +179,20 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
   if (config.convert_addition)
     RunPass("convert-addition", nnet, computation,
             [&] { ConvertAdditionToAssignment(nnet, computation); });
+  auto row_ops = [&] {
+    bool changed = false;
+    if (config.snip_row_ops && SnipRowOps(computation)) changed = true;
+    if (config.split_row_ops && SplitRowOps(computation)) changed = true;
+    if (config.optimize_row_ops && ReplaceRowWithMatrixOps(computation))
+      changed = true;
+    if (changed) {
+      RemoveNoOps(computation);
+      RenumberComputation(computation);
+    }
+  };
+  bool any_row_ops =
+      config.snip_row_ops || config.split_row_ops || config.optimize_row_ops;
+  if (any_row_ops) RunPass("row-ops", nnet, computation, row_ops);
   if (config.remove_assignments || config.backprop_in_place ||
       config.propagate_in_place)
     RunPass("variable-merging", nnet, computation, [&] {
@@ -186,6 +201,9 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
       // Merged-away matrices are left without allocation; drop them.
       RenumberComputation(computation);
     });
+  // Merging can leave row operations between the merged matrices that are
+  // now regular.
+  if (any_row_ops) RunPass("row-ops (again)", nnet, computation, row_ops);
   if (config.initialize_undefined)
     RunPass("initialize-undefined", nnet, computation, [&] {
       RemoveUnnecessaryZeroing(nnet, computation);
