@@ -571,40 +571,52 @@ int32 ComputationAnalysis::LastMatrixAccess(int32 m) const {
 // ---------------------------------------------------------------------------
 // Helpers
 
-int64 GetMaxMemoryUse(const NnetComputation &computation) {
-  int64 cur = 0, peak = 0;
+void GetMemoryProfile(const NnetComputation &computation,
+                      std::vector<int64> *usage) {
+  int64 cur = 0;
   int32 num_submatrices = static_cast<int32>(computation.submatrices.size());
   // Compressed size of each (whole-matrix) submatrix while it is compressed;
   // kDecompressMatrix does not say which type was used.
   std::vector<int64> compressed_bytes(num_submatrices, 0);
+  usage->clear();
+  usage->reserve(computation.commands.size());
   for (const NnetComputation::Command &c : computation.commands) {
-    if (c.arg1 < 0 || c.arg1 >= num_submatrices) continue;
-    const NnetComputation::SubMatrixInfo &info = computation.submatrices[c.arg1];
-    int64 elements = static_cast<int64>(info.num_rows) * info.num_cols,
-          bytes = static_cast<int64>(sizeof(BaseFloat)) * elements;
-    switch (c.command_type) {
-      case kAllocMatrix:
-      case kAcceptInput:
-        cur += bytes;
-        break;
-      case kDeallocMatrix:
-        cur -= bytes;
-        break;
-      case kCompressMatrix: {
-        int64 per = (c.arg2 == 1 || c.arg2 == 2) ? 1 : 2;
-        compressed_bytes[c.arg1] = per * elements;
-        cur += compressed_bytes[c.arg1] - bytes;
-        break;
+    if (c.arg1 >= 0 && c.arg1 < num_submatrices) {
+      const NnetComputation::SubMatrixInfo &info =
+          computation.submatrices[c.arg1];
+      int64 elements = static_cast<int64>(info.num_rows) * info.num_cols,
+            bytes = static_cast<int64>(sizeof(BaseFloat)) * elements;
+      switch (c.command_type) {
+        case kAllocMatrix:
+        case kAcceptInput:
+          cur += bytes;
+          break;
+        case kDeallocMatrix:
+          cur -= bytes;
+          break;
+        case kCompressMatrix: {
+          int64 per = (c.arg2 == 1 || c.arg2 == 2) ? 1 : 2;
+          compressed_bytes[c.arg1] = per * elements;
+          cur += compressed_bytes[c.arg1] - bytes;
+          break;
+        }
+        case kDecompressMatrix:
+          cur += bytes - compressed_bytes[c.arg1];
+          break;
+        default:
+          break;
       }
-      case kDecompressMatrix:
-        cur += bytes - compressed_bytes[c.arg1];
-        break;
-      default:
-        break;
     }
     NNET3_ASSERT(cur >= 0);
-    peak = std::max(peak, cur);
+    usage->push_back(cur);
   }
+}
+
+int64 GetMaxMemoryUse(const NnetComputation &computation) {
+  std::vector<int64> usage;
+  GetMemoryProfile(computation, &usage);
+  int64 peak = 0;
+  for (int64 u : usage) peak = std::max(peak, u);
   return peak;
 }
 

@@ -189,6 +189,9 @@ class ComputationAnalysis {
 // kCompressMatrix / kDecompressMatrix shrink and restore it (1 byte per
 // element for the 8-bit types, 2 for the 16-bit ones).
 int64 GetMaxMemoryUse(const NnetComputation &computation);
+// (*usage)[c] = the bytes held after command c, by the same rules.
+void GetMemoryProfile(const NnetComputation &computation,
+                      std::vector<int64> *usage);
 
 // The indexes of the commands of type t, in order.
 void GetCommandsOfType(const NnetComputation &computation, CommandType t,

@@ -18,52 +18,11 @@
 #include <vector>
 
 #include "base/log.h"
+#include "nnet3/analyze/analyze.h"
 #include "nnet3/optimize/renumber.h"
 
 namespace nnet3 {
 
-namespace {
-
-// usage[c] = bytes held after command c, by GetMaxMemoryUse()'s rules.
-void ComputeMemoryProfile(const NnetComputation &computation,
-                          std::vector<int64> *usage) {
-  int32 num_submatrices = static_cast<int32>(computation.submatrices.size());
-  std::vector<int64> compressed_bytes(num_submatrices, 0);
-  usage->clear();
-  usage->reserve(computation.commands.size());
-  int64 cur = 0;
-  for (const NnetComputation::Command &c : computation.commands) {
-    if (c.arg1 >= 0 && c.arg1 < num_submatrices) {
-      const NnetComputation::SubMatrixInfo &info =
-          computation.submatrices[c.arg1];
-      int64 elements = static_cast<int64>(info.num_rows) * info.num_cols,
-            bytes = static_cast<int64>(sizeof(BaseFloat)) * elements;
-      switch (c.command_type) {
-        case kAllocMatrix:
-        case kAcceptInput:
-          cur += bytes;
-          break;
-        case kDeallocMatrix:
-          cur -= bytes;
-          break;
-        case kCompressMatrix: {
-          int64 per = (c.arg2 == 1 || c.arg2 == 2) ? 1 : 2;
-          compressed_bytes[c.arg1] = per * elements;
-          cur += compressed_bytes[c.arg1] - bytes;
-          break;
-        }
-        case kDecompressMatrix:
-          cur += bytes - compressed_bytes[c.arg1];
-          break;
-        default:
-          break;
-      }
-    }
-    usage->push_back(cur);
-  }
-}
-
-}  // namespace
 
 void RemoveUnnecessaryAllocation(const Nnet &nnet,
                                  NnetComputation *computation) {
@@ -101,7 +60,7 @@ void RemoveUnnecessaryAllocation(const Nnet &nnet,
   }
 
   std::vector<int64> usage;
-  ComputeMemoryProfile(*computation, &usage);
+  GetMemoryProfile(*computation, &usage);
   int64 peak = 0;
   for (int64 u : usage) peak = std::max(peak, u);
 

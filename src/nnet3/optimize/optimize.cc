@@ -12,6 +12,7 @@
 #include "nnet3/optimize/convert-addition.h"
 #include "nnet3/optimize/deriv-time.h"
 #include "nnet3/optimize/io-consolidation.h"
+#include "nnet3/optimize/memory-compression.h"
 #include "nnet3/optimize/move-sizing.h"
 #include "nnet3/optimize/renumber.h"
 #include "nnet3/optimize/row-ops.h"
@@ -219,6 +220,12 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
     });
   RunPass("consolidate-io", nnet, computation,
           [&] { ConsolidateIoOperations(nnet, computation); });
+  if (config.memory_compression_level > 0 &&
+      !config.optimize_looped_computation)
+    RunPass("memory-compression", nnet, computation, [&] {
+      OptimizeMemoryCompression(nnet, config.memory_compression_level,
+                                computation);
+    });
   RunPass("renumber", nnet, computation, [&] {
     RemoveNoOps(computation);
     RenumberComputation(computation);

@@ -55,6 +55,8 @@ std::vector<Variant> Variants() {
        [](NnetOptimizeOptions *o) { o->initialize_undefined = false; }},
       {"no move-sizing-commands",
        [](NnetOptimizeOptions *o) { o->move_sizing_commands = false; }},
+      {"memory-compression-level 0",
+       [](NnetOptimizeOptions *o) { o->memory_compression_level = 0; }},
       {"no allocate-from-other",
        [](NnetOptimizeOptions *o) { o->allocate_from_other = false; }},
   };
