@@ -29,7 +29,7 @@ int Nnet3Info(int argc, char *argv[]) {
   if (po.NumArgs() != 1) return UsageError(po);
   Nnet nnet;
   ReadKaldiObject(po.GetArg(1), &nnet);
-  std::cout << (dot ? NnetToDot(nnet) : nnet.Info());
+  std::cout << (dot ? NnetToGraphviz(nnet) : nnet.Info());
   return 0;
 }
 

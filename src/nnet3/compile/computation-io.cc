@@ -255,7 +255,7 @@ void NnetComputation::Write(std::ostream &os, bool binary) const {
   WriteCount(os, binary, "<NumComponentPrecomputedIndexes>",
              component_precomputed_indexes.size());
   WriteToken(os, binary, "<PrecomputedIndexesInfo>");
-  // Entry 0 is the "no indexes" placeholder and is not written.
+  // Entry 0 stands for "no indexes" (a null pointer) and is not written.
   for (size_t c = 1; c < component_precomputed_indexes.size(); c++) {
     const PrecomputedIndexesInfo &info = component_precomputed_indexes[c];
     NNET3_ASSERT(info.data != nullptr);

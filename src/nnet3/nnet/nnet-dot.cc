@@ -1,5 +1,5 @@
 // nnet3/nnet/nnet-dot.cc
-// NnetToDot: see nnet-dot.h for the drawing conventions. Time offsets of an
+// NnetToGraphviz: see nnet-dot.h for the drawing conventions. Time offsets of an
 // edge into a descriptor are found by asking the descriptor which Cindexes
 // it reads for Index (0, t0) at every t0 in one modulus period, and again a
 // long way further on (t0 + 1000 * modulus): if both give the same offsets
@@ -68,7 +68,7 @@ std::string EdgeLabel(const std::map<int32, std::set<int64> > &near,
 
 }  // namespace
 
-std::string NnetToDot(const Nnet &nnet) {
+std::string NnetToGraphviz(const Nnet &nnet) {
   const std::vector<std::string> &names = nnet.GetNodeNames();
   std::ostringstream os;
   os << "digraph nnet {\n";

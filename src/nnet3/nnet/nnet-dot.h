@@ -22,7 +22,7 @@
 
 namespace nnet3 {
 
-std::string NnetToDot(const Nnet &nnet);
+std::string NnetToGraphviz(const Nnet &nnet);
 
 }  // namespace nnet3
 

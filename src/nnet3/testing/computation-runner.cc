@@ -7,6 +7,7 @@
 
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/nnet/nnet-edit.h"
+#include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
 
@@ -19,6 +20,19 @@ Nnet MakeGradientNnet(const Nnet &nnet) {
     if (u) u->SetAsGradient();
   }
   return grad;
+}
+
+void RandomOutputDerivs(const Nnet &nnet, const ComputationRequest &request,
+                        RandomSource *rng,
+                        std::vector<Matrix<BaseFloat> > *derivs) {
+  derivs->clear();
+  for (const IoSpecification &o : request.outputs) {
+    if (o.has_deriv)
+      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
+                                          nnet.OutputDim(o.name), rng));
+    else
+      derivs->push_back(Matrix<BaseFloat>());
+  }
 }
 
 void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,

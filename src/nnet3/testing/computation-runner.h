@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "base/random.h"
 #include "nnet3/compile/computation.h"
 #include "nnet3/compile/request.h"
 #include "nnet3/nnet/nnet.h"
@@ -25,6 +26,12 @@ struct ComputationResults {
 // gradient (plain SGD, learning rate 1), for collecting parameter
 // gradients.
 Nnet MakeGradientNnet(const Nnet &nnet);
+
+// Random Gaussian derivatives for the request's outputs that have
+// has_deriv (empty matrices for the others), shaped like the outputs.
+void RandomOutputDerivs(const Nnet &nnet, const ComputationRequest &request,
+                        RandomSource *rng,
+                        std::vector<Matrix<BaseFloat> > *derivs);
 
 // Forward and (if derivatives are requested) backward. 'delta' receives the
 // model update when the request needs the model derivative (may be nullptr

@@ -18,9 +18,8 @@
 #include "nnet3/compile/compiler.h"
 #include "nnet3/compile/computation-graph.h"
 #include "nnet3/compile/computation-steps.h"
-#include "nnet3/compute/nnet-computer.h"
-#include "nnet3/nnet/nnet-edit.h"
 #include "nnet3/nnet/nnet-utils.h"
+#include "nnet3/testing/computation-runner.h"
 #include "nnet3/testing/naive-evaluator.h"
 #include "nnet3/testing/random-nnet.h"
 
@@ -45,70 +44,6 @@ void ExpectClose(const MatrixBase<BaseFloat> &a, const MatrixBase<BaseFloat> &b,
     for (int32 j = 0; j < a.NumCols(); j++)
       ASSERT_NEAR(a(i, j), b(i, j), rel * scale + 1e-6)
           << what << " row " << i << " col " << j;
-}
-
-Nnet GradientNnet(const Nnet &nnet) {
-  Nnet grad(nnet);
-  ScaleNnet(0.0, &grad);
-  for (int32 c = 0; c < grad.NumComponents(); c++) {
-    UpdatableComponent *u =
-        dynamic_cast<UpdatableComponent *>(grad.GetComponent(c));
-    if (u) u->SetAsGradient();
-  }
-  return grad;
-}
-
-// Runs a compiled computation: forward, then (if any output has a
-// derivative) backward with the given output derivatives.
-struct RunResult {
-  std::vector<Matrix<BaseFloat> > outputs, input_derivs;
-};
-
-void RunComputation(const Nnet &nnet, const ComputationRequest &request,
-                    const NnetComputation &computation,
-                    const std::vector<Matrix<BaseFloat> > &inputs,
-                    const std::vector<Matrix<BaseFloat> > &output_derivs,
-                    Nnet *delta, RunResult *result) {
-  NnetComputer computer(NnetComputeOptions(), computation, nnet, delta);
-  for (size_t i = 0; i < request.inputs.size(); i++) {
-    CuMatrix<BaseFloat> m(inputs[i]);
-    computer.AcceptInput(request.inputs[i].name, &m);
-  }
-  computer.Run();
-  result->outputs.clear();
-  for (const IoSpecification &o : request.outputs)
-    result->outputs.push_back(Matrix<BaseFloat>(computer.GetOutput(o.name)));
-  if (!request.NeedDerivatives()) return;
-  bool any_output_deriv = false;
-  for (size_t i = 0; i < request.outputs.size(); i++) {
-    if (!request.outputs[i].has_deriv) continue;
-    CuMatrix<BaseFloat> d(output_derivs[i]);
-    computer.AcceptOutputDeriv(request.outputs[i].name, &d);
-    any_output_deriv = true;
-  }
-  if (!any_output_deriv) return;
-  computer.Run();
-  result->input_derivs.clear();
-  for (const IoSpecification &in : request.inputs) {
-    if (in.has_deriv)
-      result->input_derivs.push_back(
-          Matrix<BaseFloat>(computer.GetInputDeriv(in.name)));
-    else
-      result->input_derivs.push_back(Matrix<BaseFloat>());
-  }
-}
-
-void RandomDerivs(const ComputationRequest &request,
-                  const std::vector<Matrix<BaseFloat> > &outputs,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (size_t i = 0; i < outputs.size(); i++) {
-    Matrix<BaseFloat> d(outputs[i].NumRows(), outputs[i].NumCols());
-    if (request.outputs[i].has_deriv)
-      for (int32 r = 0; r < d.NumRows(); r++)
-        for (int32 c = 0; c < d.NumCols(); c++) d(r, c) = rng->Gauss();
-    derivs->push_back(d);
-  }
 }
 
 TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
@@ -139,11 +74,16 @@ TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
     for (size_t o = 0; o < request.outputs.size(); o++)
       naive.GetOutput(static_cast<int32>(o), &naive_outputs[o]);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(request, naive_outputs, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
+    // The naive evaluator wants zeros for outputs without derivatives.
+    for (size_t o = 0; o < output_derivs.size(); o++)
+      if (!request.outputs[o].has_deriv)
+        output_derivs[o].Resize(naive_outputs[o].NumRows(),
+                                naive_outputs[o].NumCols());
 
-    Nnet delta = GradientNnet(nnet), naive_delta = GradientNnet(nnet);
-    RunResult result;
-    RunComputation(nnet, request, computation, inputs, output_derivs,
+    Nnet delta = MakeGradientNnet(nnet), naive_delta = MakeGradientNnet(nnet);
+    ComputationResults result;
+    RunComputationForTest(nnet, request, computation, inputs, output_derivs,
                    request.need_model_derivative ? &delta : nullptr, &result);
     for (size_t o = 0; o < request.outputs.size(); o++)
       ExpectClose(result.outputs[o], naive_outputs[o], 1e-4,
@@ -216,7 +156,7 @@ TEST(Compiler, FiniteDifferencesThroughWholeNetworks) {
     NnetComputation computation;
     CompileComputation(nnet, request, CompilerOptions(), &computation);
 
-    RunResult base;
+    ComputationResults base;
     std::vector<Matrix<BaseFloat> > no_derivs(request.outputs.size());
     ComputationRequest forward_request = request;
     for (auto &in : forward_request.inputs) in.has_deriv = false;
@@ -224,13 +164,13 @@ TEST(Compiler, FiniteDifferencesThroughWholeNetworks) {
     forward_request.need_model_derivative = false;
     NnetComputation forward;
     CompileComputation(nnet, forward_request, CompilerOptions(), &forward);
-    RunComputation(nnet, forward_request, forward, inputs, no_derivs, nullptr,
+    RunComputationForTest(nnet, forward_request, forward, inputs, no_derivs, nullptr,
                    &base);
     std::vector<Matrix<BaseFloat> > weights;
-    RandomDerivs(request, base.outputs, &rng, &weights);
-    Nnet delta = GradientNnet(nnet);
-    RunResult with_derivs;
-    RunComputation(nnet, request, computation, inputs, weights, &delta,
+    RandomOutputDerivs(nnet, request, &rng, &weights);
+    Nnet delta = MakeGradientNnet(nnet);
+    ComputationResults with_derivs;
+    RunComputationForTest(nnet, request, computation, inputs, weights, &delta,
                    &with_derivs);
     double f0 = Objective(base.outputs, weights);
     const double eps = 1e-3;
@@ -248,10 +188,10 @@ TEST(Compiler, FiniteDifferencesThroughWholeNetworks) {
           minus[i](r, c) -= d;
           predicted += d * with_derivs.input_derivs[i](r, c);
         }
-    RunResult moved_plus, moved_minus;
-    RunComputation(nnet, forward_request, forward, plus, no_derivs, nullptr,
+    ComputationResults moved_plus, moved_minus;
+    RunComputationForTest(nnet, forward_request, forward, plus, no_derivs, nullptr,
                    &moved_plus);
-    RunComputation(nnet, forward_request, forward, minus, no_derivs, nullptr,
+    RunComputationForTest(nnet, forward_request, forward, minus, no_derivs, nullptr,
                    &moved_minus);
     double observed = 0.5 * (Objective(moved_plus.outputs, weights) -
                              Objective(moved_minus.outputs, weights));
@@ -289,15 +229,15 @@ TEST(Compiler, FiniteDifferencesThroughWholeNetworks) {
       up->UnVectorize(pp);
       um->UnVectorize(pm);
     }
-    RunResult out_plus, out_minus;
+    ComputationResults out_plus, out_minus;
     NnetComputation comp_plus, comp_minus;
     CompileComputation(nnet_plus, forward_request, CompilerOptions(),
                        &comp_plus);
     CompileComputation(nnet_minus, forward_request, CompilerOptions(),
                        &comp_minus);
-    RunComputation(nnet_plus, forward_request, comp_plus, inputs, no_derivs,
+    RunComputationForTest(nnet_plus, forward_request, comp_plus, inputs, no_derivs,
                    nullptr, &out_plus);
-    RunComputation(nnet_minus, forward_request, comp_minus, inputs, no_derivs,
+    RunComputationForTest(nnet_minus, forward_request, comp_minus, inputs, no_derivs,
                    nullptr, &out_minus);
     observed = 0.5 * (Objective(out_plus.outputs, weights) -
                       Objective(out_minus.outputs, weights));

@@ -22,6 +22,7 @@
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/nnet/nnet.h"
 #include "nnet3/optimize/caching-optimizing-compiler.h"
+#include "nnet3/testing/computation-runner.h"
 #include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
@@ -165,48 +166,24 @@ void RunComputation(const Nnet &nnet, const ComputationRequest &request,
                     const std::vector<Matrix<BaseFloat> > &inputs,
                     const std::vector<Matrix<BaseFloat> > &output_derivs,
                     RunResult *result) {
-  Nnet nnet_copy(nnet), delta(nnet);
-  for (int32 c = 0; c < delta.NumComponents(); c++) {
-    UpdatableComponent *u =
-        dynamic_cast<UpdatableComponent *>(delta.GetComponent(c));
-    if (u != nullptr) {
-      u->SetAsGradient();
-      u->Scale(0.0);
-    }
-  }
-  NnetComputeOptions opts;
-  NnetComputer computer(opts, computation, &nnet_copy,
-                        request.need_model_derivative ? &delta : nullptr);
-  for (size_t i = 0; i < request.inputs.size(); i++) {
-    CuMatrix<BaseFloat> m(inputs[i]);
-    computer.AcceptInput(request.inputs[i].name, &m);
-  }
-  computer.Run();
-  result->outputs.clear();
-  for (const IoSpecification &io : request.outputs)
-    result->outputs.push_back(Matrix<BaseFloat>(computer.GetOutput(io.name)));
+  Nnet delta = MakeGradientNnet(nnet);
+  ComputationResults results;
+  RunComputationForTest(nnet, request, computation, inputs, output_derivs,
+                        request.need_model_derivative ? &delta : nullptr,
+                        &results);
+  result->outputs = results.outputs;
   result->input_derivs.assign(request.inputs.size(), Matrix<BaseFloat>());
+  for (size_t i = 0; i < results.input_derivs.size(); i++)
+    result->input_derivs[i] = results.input_derivs[i];
   result->deltas.clear();
-  if (!WantsBackward(request)) return;
-  for (size_t o = 0; o < request.outputs.size(); o++) {
-    if (!request.outputs[o].has_deriv) continue;
-    CuMatrix<BaseFloat> d(output_derivs[o]);
-    computer.AcceptOutputDeriv(request.outputs[o].name, &d);
-  }
-  computer.Run();
-  for (size_t i = 0; i < request.inputs.size(); i++)
-    if (request.inputs[i].has_deriv)
-      result->input_derivs[i] =
-          Matrix<BaseFloat>(computer.GetInputDeriv(request.inputs[i].name));
-  if (request.need_model_derivative) {
-    for (int32 c = 0; c < delta.NumComponents(); c++) {
-      const UpdatableComponent *u =
-          dynamic_cast<const UpdatableComponent *>(delta.GetComponent(c));
-      if (u == nullptr) continue;
-      Vector<BaseFloat> params(u->NumParameters());
-      u->Vectorize(&params);
-      result->deltas.push_back(params);
-    }
+  if (!WantsBackward(request) || !request.need_model_derivative) return;
+  for (int32 c = 0; c < delta.NumComponents(); c++) {
+    const UpdatableComponent *u =
+        dynamic_cast<const UpdatableComponent *>(delta.GetComponent(c));
+    if (u == nullptr) continue;
+    Vector<BaseFloat> params(u->NumParameters());
+    u->Vectorize(&params);
+    result->deltas.push_back(params);
   }
 }
 

@@ -1,7 +1,7 @@
 // tests/nnet3/nnet/nnet-dot-test.cc
-// NnetToDot on a network with every node kind (inputs, component nodes and
+// NnetToGraphviz on a network with every node kind (inputs, component nodes and
 // their input descriptors, a dim-range node, two outputs): the text is a
-// well-formed digraph in the subset NnetToDot writes, every network node
+// well-formed digraph in the subset NnetToGraphviz writes, every network node
 // appears once with the shape of its kind and its name, and the edges are
 // exactly the expected ones, labelled with their time offsets where those
 // are a pure shift of t.
@@ -46,7 +46,7 @@ struct Dot {
   std::set<std::tuple<int32, int32, std::string> > edges;      // src, dst, label
 };
 
-// Parses the subset of the DOT language NnetToDot writes, failing the test
+// Parses the subset of the DOT language NnetToGraphviz writes, failing the test
 // on any other line.
 Dot ParseDot(const std::string &text) {
   Dot dot;
@@ -82,10 +82,10 @@ Dot ParseDot(const std::string &text) {
   return dot;
 }
 
-TEST(NnetToDot, EveryNodeWithItsShapeAndName) {
+TEST(NnetToGraphviz, EveryNodeWithItsShapeAndName) {
   Nnet nnet = MakeNnet();
   ASSERT_EQ(nnet.NumNodes(), 11);
-  Dot dot = ParseDot(NnetToDot(nnet));
+  Dot dot = ParseDot(NnetToGraphviz(nnet));
   ASSERT_EQ(dot.nodes.size(), 11u);
   for (int32 n = 0; n < nnet.NumNodes(); n++) {
     ASSERT_EQ(dot.nodes.count(n), 1u) << n;
@@ -111,8 +111,8 @@ TEST(NnetToDot, EveryNodeWithItsShapeAndName) {
   EXPECT_EQ(dot.nodes[6].first, "first2\\ndim-range offset=0\\ndim=2");
 }
 
-TEST(NnetToDot, EdgesGoFromEachNodeToItsReaders) {
-  Dot dot = ParseDot(NnetToDot(MakeNnet()));
+TEST(NnetToGraphviz, EdgesGoFromEachNodeToItsReaders) {
+  Dot dot = ParseDot(NnetToGraphviz(MakeNnet()));
   // input 0, ivector 1, affine_input 2, affine 3, relu_input 4, relu 5,
   // first2 6, rr_input 7, rr 8, output 9, side 10.
   std::set<std::tuple<int32, int32, std::string> > want = {
@@ -130,9 +130,9 @@ TEST(NnetToDot, EdgesGoFromEachNodeToItsReaders) {
   EXPECT_EQ(dot.edges, want);
 }
 
-TEST(NnetToDot, IsDeterministic) {
+TEST(NnetToGraphviz, IsDeterministic) {
   Nnet a = MakeNnet(), b = MakeNnet();
-  EXPECT_EQ(NnetToDot(a), NnetToDot(b));
+  EXPECT_EQ(NnetToGraphviz(a), NnetToGraphviz(b));
 }
 
 }  // namespace

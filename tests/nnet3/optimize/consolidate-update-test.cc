@@ -64,18 +64,6 @@ int32 MaxBackpropsPerComponent(const Nnet &nnet,
   return ans;
 }
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 // The results of a reference computation, and a comparison with them.
 struct Reference {
   const Nnet &nnet;
@@ -217,7 +205,7 @@ void CheckRecurrent(bool input_deriv) {
   std::vector<Matrix<BaseFloat> > inputs(
       1, RandomGaussMatrix(16, 3, &rng));
   std::vector<Matrix<BaseFloat> > output_derivs;
-  RandomDerivs(nnet, request, &rng, &output_derivs);
+  RandomOutputDerivs(nnet, request, &rng, &output_derivs);
   Reference ref(nnet, request, inputs, output_derivs, raw);
   ref.ExpectSame(opt);
   // Tidied, and then through the rest of the optimizer.
@@ -295,7 +283,7 @@ TEST(ConsolidateModelUpdate, RandomNetworksGiveTheSameResults) {
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     Reference ref(nnet, request, inputs, output_derivs, raw);
 
     NnetComputation opt(raw);

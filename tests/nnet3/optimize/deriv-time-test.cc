@@ -43,18 +43,6 @@ std::string ToString(const NnetComputation &computation, const Nnet &nnet) {
   return os.str();
 }
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 struct RunResult {
   ComputationResults results;
   Nnet delta;
@@ -427,7 +415,7 @@ TEST(DerivTime, RandomNetworks) {
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     RunResult ref = RunIt(nnet, request, raw, inputs, output_derivs);
 
     int32 t_min = INT_MAX, t_max = INT_MIN;

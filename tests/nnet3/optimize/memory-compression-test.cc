@@ -47,18 +47,6 @@ std::string ToString(const NnetComputation &computation, const Nnet &nnet) {
   return os.str();
 }
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 // Runs both computations on the same data and compares everything.
 void ExpectSameResults(const Nnet &nnet, const ComputationRequest &request,
                        const std::vector<Matrix<BaseFloat> > &inputs,
@@ -200,7 +188,7 @@ TEST(MemoryCompression, TdnnReluOutputsAreCompressedLosslessly) {
   RandomSource rng(5);
   std::vector<Matrix<BaseFloat> > inputs(
       1, RandomGaussMatrix(48, 5, &rng)), output_derivs;
-  RandomDerivs(nnet, request, &rng, &output_derivs);
+  RandomOutputDerivs(nnet, request, &rng, &output_derivs);
   ExpectSameResults(nnet, request, inputs, output_derivs, computation,
                     compressed, 1e-6);
 }
@@ -277,7 +265,7 @@ TEST(MemoryCompression, RandomNetworksGiveTheSameResults) {
       num_more_at_level2++;
     EXPECT_LE(GetMaxMemoryUse(level1), GetMaxMemoryUse(computation));
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     ExpectSameResults(nnet, request, inputs, output_derivs, computation,
                       level1, 1e-5);
     // Level 2 is lossy (int16 over [-10, 10]); it must at least run.

@@ -62,18 +62,6 @@ std::vector<Variant> Variants() {
   };
 }
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 TEST(Optimize, RandomNetworksGiveTheSameResults) {
   const int32 num_seeds = 250;
   std::vector<Variant> variants = Variants();
@@ -93,7 +81,7 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     Nnet delta_raw = MakeGradientNnet(nnet);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     bool backprop = false;
     for (const auto &o : request.outputs) backprop |= o.has_deriv;
     if (backprop) num_backprop++;

@@ -383,18 +383,6 @@ TEST(SplitRowOps, UnsplittableCommandsStay) {
 // ---------------------------------------------------------------------------
 // Random networks
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 void ExpectSameResults(const Nnet &nnet, const ComputationRequest &request,
                        const std::vector<Matrix<BaseFloat> > &inputs,
                        const std::vector<Matrix<BaseFloat> > &output_derivs,
@@ -472,7 +460,7 @@ TEST(RowOps, RandomNetworksGiveTheSameResults) {
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
 
     NnetComputation opt(raw);
     NnetComputation step(opt);

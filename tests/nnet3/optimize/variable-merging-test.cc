@@ -69,18 +69,6 @@ std::string ToString(const NnetComputation &computation, const Nnet &nnet) {
   return os.str();
 }
 
-void RandomDerivs(const Nnet &nnet, const ComputationRequest &request,
-                  RandomSource *rng, std::vector<Matrix<BaseFloat> > *derivs) {
-  derivs->clear();
-  for (const IoSpecification &o : request.outputs) {
-    if (o.has_deriv)
-      derivs->push_back(RandomGaussMatrix(static_cast<int32>(o.indexes.size()),
-                                          nnet.OutputDim(o.name), rng));
-    else
-      derivs->push_back(Matrix<BaseFloat>());
-  }
-}
-
 // Reference results of 'reference' and a comparison of 'other' with them.
 struct Reference {
   const Nnet &nnet;
@@ -211,7 +199,7 @@ TEST(VariableMerging, AffineReluPropagatesInPlace) {
     RandomSource rng(7);
     std::vector<Matrix<BaseFloat> > inputs(1, RandomGaussMatrix(3, 4, &rng));
     std::vector<Matrix<BaseFloat> > derivs;
-    RandomDerivs(nnet, request, &rng, &derivs);
+    RandomOutputDerivs(nnet, request, &rng, &derivs);
     Reference ref(nnet, request, inputs, derivs, raw);
     ref.ExpectSame(merged);
 
@@ -476,7 +464,7 @@ TEST(VariableMerging, RandomNetworksGiveTheSameResults) {
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     std::vector<Matrix<BaseFloat> > output_derivs;
-    RandomDerivs(nnet, request, &rng, &output_derivs);
+    RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     Reference ref(nnet, request, inputs, output_derivs, raw);
     int64 raw_memory = GetMaxMemoryUse(raw);
     matrices_before += static_cast<int64>(raw.matrices.size());
