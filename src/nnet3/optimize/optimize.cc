@@ -11,6 +11,7 @@
 #include "nnet3/optimize/consolidate-update.h"
 #include "nnet3/optimize/convert-addition.h"
 #include "nnet3/optimize/deriv-time.h"
+#include "nnet3/optimize/extend-matrices.h"
 #include "nnet3/optimize/io-consolidation.h"
 #include "nnet3/optimize/memory-compression.h"
 #include "nnet3/optimize/move-sizing.h"
@@ -194,6 +195,9 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
   bool any_row_ops =
       config.snip_row_ops || config.split_row_ops || config.optimize_row_ops;
   if (any_row_ops) RunPass("row-ops", nnet, computation, row_ops);
+  if (config.extend_matrices && !config.optimize_looped_computation)
+    RunPass("extend-matrices", nnet, computation,
+            [&] { ExtendMatrices(computation); });
   if (config.remove_assignments || config.backprop_in_place ||
       config.propagate_in_place)
     RunPass("variable-merging", nnet, computation, [&] {

@@ -15,6 +15,7 @@
 #include "nnet3/analyze/analyze.h"
 #include "nnet3/compile/compiler.h"
 #include "nnet3/optimize/convert-addition.h"
+#include "nnet3/optimize/extend-matrices.h"
 #include "nnet3/optimize/io-consolidation.h"
 #include "nnet3/optimize/move-sizing.h"
 #include "nnet3/optimize/optimize.h"
@@ -57,6 +58,8 @@ std::vector<Variant> Variants() {
        [](NnetOptimizeOptions *o) { o->move_sizing_commands = false; }},
       {"memory-compression-level 0",
        [](NnetOptimizeOptions *o) { o->memory_compression_level = 0; }},
+      {"no extend-matrices",
+       [](NnetOptimizeOptions *o) { o->extend_matrices = false; }},
       {"no allocate-from-other",
        [](NnetOptimizeOptions *o) { o->allocate_from_other = false; }},
   };
@@ -66,7 +69,7 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
   const int32 num_seeds = 250;
   std::vector<Variant> variants = Variants();
   int64 total_before = 0, total_after = 0;
-  int32 num_backprop = 0;
+  int32 num_backprop = 0, num_extended = 0;
   for (int32 seed = 1; seed <= num_seeds; seed++) {
     RandomSource rng(5000 + seed);
     std::string description;
@@ -90,6 +93,10 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
                           request.need_model_derivative ? &delta_raw : nullptr,
                           &ref);
     int64 raw_memory = GetMaxMemoryUse(raw);
+    {
+      NnetComputation extended(raw);
+      if (ExtendMatrices(&extended)) num_extended++;
+    }
     for (const Variant &v : variants) {
       SCOPED_TRACE(v.name);
       NnetOptimizeOptions opts;
@@ -134,7 +141,8 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
   EXPECT_LT(total_after, total_before);
   std::cout << "peak matrix memory over " << num_seeds
             << " random computations: " << total_before << " -> "
-            << total_after << " bytes\n";
+            << total_after << " bytes; extend-matrices applies to "
+            << num_extended << " raw computations\n";
 }
 
 const char *kChainConfig =
