@@ -269,7 +269,42 @@ NaturalGradientAffineComponent::NaturalGradientAffineComponent(
     : AffineComponent(other), rank_in_(other.rank_in_),
       rank_out_(other.rank_out_), update_period_(other.update_period_),
       num_samples_history_(other.num_samples_history_), alpha_(other.alpha_),
-      frozen_(other.frozen_) {}
+      preconditioner_in_(other.preconditioner_in_),
+      preconditioner_out_(other.preconditioner_out_) {}
+
+namespace {
+
+// Replaces *in and *out by fresh preconditioners with these options (the
+// input and output sides of an affine or linear component).
+void ResetPreconditioners(const std::string &type, int32 rank_in,
+                          int32 rank_out, int32 update_period,
+                          BaseFloat num_samples_history, BaseFloat alpha,
+                          OnlineNaturalGradient *in,
+                          OnlineNaturalGradient *out) {
+  if (rank_in <= 0 || rank_out <= 0 || update_period <= 0 ||
+      !(num_samples_history > 0.0 && num_samples_history < 1.0e+06) ||
+      !(alpha >= 0.0))
+    NNET3_ERR << type << ": invalid natural-gradient options rank-in="
+              << rank_in << ", rank-out=" << rank_out << ", update-period="
+              << update_period << ", num-samples-history="
+              << num_samples_history << ", alpha=" << alpha;
+  OnlineNaturalGradient *sides[2] = {in, out};
+  for (int32 i = 0; i < 2; i++) {
+    *sides[i] = OnlineNaturalGradient();
+    sides[i]->SetRank(i == 0 ? rank_in : rank_out);
+    sides[i]->SetUpdatePeriod(update_period);
+    sides[i]->SetNumSamplesHistory(num_samples_history);
+    sides[i]->SetAlpha(alpha);
+  }
+}
+
+}  // namespace
+
+void NaturalGradientAffineComponent::ConfigurePreconditioners() {
+  ResetPreconditioners(Type(), rank_in_, rank_out_, update_period_,
+                       num_samples_history_, alpha_, &preconditioner_in_,
+                       &preconditioner_out_);
+}
 
 void NaturalGradientAffineComponent::InitFromConfig(ConfigLine *cfl) {
   // The affine part is configured exactly as for AffineComponent; the
@@ -291,6 +326,7 @@ void NaturalGradientAffineComponent::InitFromConfig(ConfigLine *cfl) {
   if (num_samples_history_ <= 0.0 || alpha_ < 0.0 || update_period_ <= 0)
     NNET3_ERR << Type() << ": invalid num-samples-history, alpha or "
               << "update-period in: " << cfl->WholeLine();
+  ConfigurePreconditioners();
 }
 
 std::string NaturalGradientAffineComponent::Info() const {
@@ -349,6 +385,7 @@ void NaturalGradientAffineComponent::Read(std::istream &is, bool binary) {
   if (token != ClosingTag(*this) && token != OpeningTag(*this))
     NNET3_ERR << "Expected " << ClosingTag(*this) << ", got "
               << PrintableString(token);
+  ConfigurePreconditioners();
 }
 
 void NaturalGradientAffineComponent::Write(std::ostream &os,
@@ -359,9 +396,9 @@ void NaturalGradientAffineComponent::Write(std::ostream &os,
   WriteToken(os, binary, "<BiasParams>");
   bias_params_.Write(os, binary);
   WriteToken(os, binary, "<RankIn>");
-  WriteBasicType(os, binary, rank_in_);
+  WriteBasicType(os, binary, preconditioner_in_.GetRank());
   WriteToken(os, binary, "<RankOut>");
-  WriteBasicType(os, binary, rank_out_);
+  WriteBasicType(os, binary, preconditioner_out_.GetRank());
   if (orthonormal_constraint_ != 0.0) {
     WriteToken(os, binary, "<OrthonormalConstraint>");
     WriteBasicType(os, binary, orthonormal_constraint_);
@@ -378,11 +415,29 @@ void NaturalGradientAffineComponent::Write(std::ostream &os,
 void NaturalGradientAffineComponent::Update(
     const std::string &debug_info, const CuMatrixBase<BaseFloat> &in_value,
     const CuMatrixBase<BaseFloat> &out_deriv) {
-  // Natural gradient (issue 6, training): precondition in_value (with a column of
-  // ones appended) and out_deriv with OnlineNaturalGradient before the
-  // update. Until then this is plain SGD.
   (void)debug_info;
-  UpdateSimple(in_value, out_deriv);
+  const int32 num_rows = in_value.NumRows(), input_dim = in_value.NumCols();
+  // The input with a column of ones appended: the bias is the weight of that
+  // column, so the input-side preconditioner sees it too.
+  CuMatrix<BaseFloat> in_value_temp(num_rows, input_dim + 1, kUndefined);
+  in_value_temp.ColRange(0, input_dim).CopyFromMat(in_value);
+  in_value_temp.ColRange(input_dim, 1).Set(1.0);
+  CuMatrix<BaseFloat> out_deriv_temp(out_deriv);
+
+  BaseFloat in_scale, out_scale;
+  preconditioner_in_.PreconditionDirections(&in_value_temp, &in_scale);
+  preconditioner_out_.PreconditionDirections(&out_deriv_temp, &out_scale);
+  const BaseFloat local_lrate = in_scale * out_scale * learning_rate_;
+
+  // What the column of ones became after preconditioning.
+  CuVector<BaseFloat> precon_ones(num_rows);
+  for (int32 r = 0; r < num_rows; r++)
+    precon_ones(r) = in_value_temp(r, input_dim);
+  bias_params_.AddMatVec(local_lrate, out_deriv_temp, kTrans, precon_ones,
+                         1.0);
+  linear_params_.AddMatMat(local_lrate, out_deriv_temp, kTrans,
+                           in_value_temp.ColRange(0, input_dim), kNoTrans,
+                           1.0);
 }
 
 // ---- LinearComponent ---------------------------------------------------------
@@ -393,8 +448,16 @@ LinearComponent::LinearComponent(const LinearComponent &other)
       use_natural_gradient_(other.use_natural_gradient_),
       rank_in_(other.rank_in_), rank_out_(other.rank_out_),
       update_period_(other.update_period_),
-      num_samples_history_(other.num_samples_history_), alpha_(other.alpha_) {
+      num_samples_history_(other.num_samples_history_), alpha_(other.alpha_),
+      preconditioner_in_(other.preconditioner_in_),
+      preconditioner_out_(other.preconditioner_out_) {
   SetUpdatableConfigs(other);
+}
+
+void LinearComponent::ConfigurePreconditioners() {
+  ResetPreconditioners(Type(), rank_in_, rank_out_, update_period_,
+                       num_samples_history_, alpha_, &preconditioner_in_,
+                       &preconditioner_out_);
 }
 
 void LinearComponent::InitFromConfig(ConfigLine *cfl) {
@@ -444,6 +507,7 @@ void LinearComponent::InitFromConfig(ConfigLine *cfl) {
   orthonormal_constraint_ = 0.0;
   cfl->GetValue("orthonormal-constraint", &orthonormal_constraint_);
   CheckNoUnusedValues(*cfl, *this);
+  ConfigurePreconditioners();
 }
 
 std::string LinearComponent::Info() const {
@@ -481,10 +545,22 @@ void LinearComponent::Backprop(const std::string &,
   if (to_update_in != nullptr) {
     LinearComponent *to_update = dynamic_cast<LinearComponent *>(to_update_in);
     NNET3_ASSERT(to_update != nullptr);
-    // Natural gradient (issue 6, training): when use_natural_gradient_ is set and
-    // this is not a gradient, precondition in_value and out_deriv first.
-    to_update->params_.AddMatMat(to_update->learning_rate_, out_deriv, kTrans,
-                                 in_value, kNoTrans, 1.0);
+    // As in Kaldi, use_natural_gradient_ is configuration only: every update
+    // that is not a gradient is preconditioned.
+    if (to_update->is_gradient_) {
+      to_update->params_.AddMatMat(to_update->learning_rate_, out_deriv,
+                                   kTrans, in_value, kNoTrans, 1.0);
+    } else {
+      CuMatrix<BaseFloat> in_value_temp(in_value), out_deriv_temp(out_deriv);
+      BaseFloat in_scale, out_scale;
+      to_update->preconditioner_in_.PreconditionDirections(&in_value_temp,
+                                                           &in_scale);
+      to_update->preconditioner_out_.PreconditionDirections(&out_deriv_temp,
+                                                            &out_scale);
+      to_update->params_.AddMatMat(
+          in_scale * out_scale * to_update->learning_rate_, out_deriv_temp,
+          kTrans, in_value_temp, kNoTrans, 1.0);
+    }
   }
 }
 
@@ -509,6 +585,7 @@ void LinearComponent::Read(std::istream &is, bool binary) {
   ExpectToken(is, binary, "<UpdatePeriod>");
   ReadBasicType(is, binary, &update_period_);
   ExpectToken(is, binary, ClosingTag(*this));
+  ConfigurePreconditioners();
 }
 
 void LinearComponent::Write(std::ostream &os, bool binary) const {
@@ -522,8 +599,8 @@ void LinearComponent::Write(std::ostream &os, bool binary) const {
   WriteToken(os, binary, "<UseNaturalGradient>");
   WriteBasicType(os, binary, use_natural_gradient_);
   WriteToken(os, binary, "<RankInOut>");
-  WriteBasicType(os, binary, rank_in_);
-  WriteBasicType(os, binary, rank_out_);
+  WriteBasicType(os, binary, preconditioner_in_.GetRank());
+  WriteBasicType(os, binary, preconditioner_out_.GetRank());
   WriteToken(os, binary, "<Alpha>");
   WriteBasicType(os, binary, alpha_);
   WriteToken(os, binary, "<NumSamplesHistory>");

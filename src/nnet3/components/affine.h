@@ -10,10 +10,16 @@
 // the opening "<TypeName>" tag. The parameter vector of Vectorize() is the
 // rows of the linear parameters concatenated, followed by the bias.
 //
-// Not yet implemented: the natural-gradient preconditioning of the update
-// (NaturalGradientAffineComponent and LinearComponent with
-// use-natural-gradient=true currently do the plain SGD update
-// W += lr * out_deriv^T in, b += lr * sum of the rows of out_deriv); the
+// Updates: AffineComponent does plain SGD (W += lr * out_deriv^T in,
+// b += lr * sum of the rows of out_deriv). NaturalGradientAffineComponent
+// and LinearComponent precondition the input values and the output
+// derivatives with two OnlineNaturalGradient objects
+// (natural-gradient-online.h) and fold the two returned scales into the
+// learning rate; a component that stores a gradient (is_gradient_) does
+// plain SGD. LinearComponent's use-natural-gradient is stored and written
+// but, exactly as in Kaldi, does not change the update. The preconditioner
+// state is copied with the component but never written: a component read
+// from disk or initialized from a config starts a fresh estimate. The
 // orthonormal constraint is stored and written but applied by training code.
 #ifndef NNET3_NNET3_COMPONENTS_AFFINE_H_
 #define NNET3_NNET3_COMPONENTS_AFFINE_H_
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "nnet3/components/component.h"
+#include "nnet3/components/natural-gradient-online.h"
 
 namespace nnet3 {
 
@@ -107,12 +114,15 @@ class AffineComponent : public UpdatableComponent {
 // gradient (in and out sides). Options beyond AffineComponent's: rank-in
 // (default min(20, (input-dim+1)/2)), rank-out (min(80, (output-dim+1)/2)),
 // update-period (4), num-samples-history (2000), alpha (4).
-// For now the update is plain SGD (see the file comment).
+// The update preconditions [in_value, 1] (the column of ones carries the
+// bias) and out_deriv, then adds lr * scale_in * scale_out times the product.
 class NaturalGradientAffineComponent : public AffineComponent {
  public:
   NaturalGradientAffineComponent()
       : rank_in_(20), rank_out_(80), update_period_(4),
-        num_samples_history_(2000.0), alpha_(4.0), frozen_(false) {}
+        num_samples_history_(2000.0), alpha_(4.0) {
+    ConfigurePreconditioners();
+  }
   explicit NaturalGradientAffineComponent(
       const NaturalGradientAffineComponent &other);
   std::string Type() const override {
@@ -125,13 +135,22 @@ class NaturalGradientAffineComponent : public AffineComponent {
   }
   void Read(std::istream &is, bool binary) override;
   void Write(std::ostream &os, bool binary) const override;
-  void FreezeNaturalGradient(bool freeze) override { frozen_ = freeze; }
+  void FreezeNaturalGradient(bool freeze) override {
+    preconditioner_in_.Freeze(freeze);
+    preconditioner_out_.Freeze(freeze);
+  }
 
   int32 RankIn() const { return rank_in_; }
   int32 RankOut() const { return rank_out_; }
   int32 UpdatePeriod() const { return update_period_; }
   BaseFloat NumSamplesHistory() const { return num_samples_history_; }
   BaseFloat Alpha() const { return alpha_; }
+  const OnlineNaturalGradient &PreconditionerIn() const {
+    return preconditioner_in_;
+  }
+  const OnlineNaturalGradient &PreconditionerOut() const {
+    return preconditioner_out_;
+  }
 
  protected:
   void Update(const std::string &debug_info,
@@ -139,12 +158,16 @@ class NaturalGradientAffineComponent : public AffineComponent {
               const CuMatrixBase<BaseFloat> &out_deriv) override;
 
  private:
+  // Replaces both preconditioners by fresh ones with the stored options.
+  void ConfigurePreconditioners();
+
   int32 rank_in_;
   int32 rank_out_;
   int32 update_period_;
   BaseFloat num_samples_history_;
   BaseFloat alpha_;
-  bool frozen_;
+  OnlineNaturalGradient preconditioner_in_;   // dimension input-dim + 1
+  OnlineNaturalGradient preconditioner_out_;  // dimension output-dim
 };
 
 // out += in * W^T (no bias; kPropagateAdds). Options: input-dim, output-dim,
@@ -152,12 +175,17 @@ class NaturalGradientAffineComponent : public AffineComponent {
 // use-natural-gradient (true), rank-in (min(20, (input-dim+1)/2)), rank-out
 // (min(80, (output-dim+1)/2)), update-period (4), num-samples-history
 // (2000), alpha (4), orthonormal-constraint (0), learning-rate options.
+// The update preconditions in_value and out_deriv (no column of ones: there
+// is no bias) unless the component holds a gradient; use-natural-gradient is
+// kept for the file format only (Kaldi's update ignores it too).
 class LinearComponent : public UpdatableComponent {
  public:
   LinearComponent()
       : orthonormal_constraint_(0.0), use_natural_gradient_(true),
         rank_in_(20), rank_out_(80), update_period_(4),
-        num_samples_history_(2000.0), alpha_(4.0) {}
+        num_samples_history_(2000.0), alpha_(4.0) {
+    ConfigurePreconditioners();
+  }
   explicit LinearComponent(const LinearComponent &other);
 
   int32 InputDim() const override { return params_.NumCols(); }
@@ -197,8 +225,21 @@ class LinearComponent : public UpdatableComponent {
   CuMatrix<BaseFloat> &Params() { return params_; }
   BaseFloat OrthonormalConstraint() const { return orthonormal_constraint_; }
   bool UseNaturalGradient() const { return use_natural_gradient_; }
+  void FreezeNaturalGradient(bool freeze) override {
+    preconditioner_in_.Freeze(freeze);
+    preconditioner_out_.Freeze(freeze);
+  }
+  const OnlineNaturalGradient &PreconditionerIn() const {
+    return preconditioner_in_;
+  }
+  const OnlineNaturalGradient &PreconditionerOut() const {
+    return preconditioner_out_;
+  }
 
  private:
+  // Replaces both preconditioners by fresh ones with the stored options.
+  void ConfigurePreconditioners();
+
   CuMatrix<BaseFloat> params_;
   BaseFloat orthonormal_constraint_;
   bool use_natural_gradient_;
@@ -207,6 +248,8 @@ class LinearComponent : public UpdatableComponent {
   int32 update_period_;
   BaseFloat num_samples_history_;
   BaseFloat alpha_;
+  OnlineNaturalGradient preconditioner_in_;   // dimension input-dim
+  OnlineNaturalGradient preconditioner_out_;  // dimension output-dim
 };
 
 // out = in * W^T + b with fixed parameters. Options: matrix=FILE

@@ -208,7 +208,22 @@ NaturalGradientPerElementScaleComponent::
     : PerElementScaleComponent(other), rank_(other.rank_),
       update_period_(other.update_period_),
       num_samples_history_(other.num_samples_history_), alpha_(other.alpha_),
-      frozen_(other.frozen_) {}
+      preconditioner_(other.preconditioner_) {}
+
+void NaturalGradientPerElementScaleComponent::ConfigurePreconditioner() {
+  if (rank_ <= 0 || update_period_ <= 0 ||
+      !(num_samples_history_ > 0.0 && num_samples_history_ < 1.0e+06) ||
+      !(alpha_ >= 0.0))
+    NNET3_ERR << Type() << ": invalid natural-gradient options rank="
+              << rank_ << ", update-period=" << update_period_
+              << ", num-samples-history=" << num_samples_history_
+              << ", alpha=" << alpha_;
+  preconditioner_ = OnlineNaturalGradient();
+  preconditioner_.SetRank(rank_);
+  preconditioner_.SetUpdatePeriod(update_period_);
+  preconditioner_.SetNumSamplesHistory(num_samples_history_);
+  preconditioner_.SetAlpha(alpha_);
+}
 
 void NaturalGradientPerElementScaleComponent::InitFromConfig(ConfigLine *cfl) {
   rank_ = 8;
@@ -239,6 +254,7 @@ void NaturalGradientPerElementScaleComponent::InitFromConfig(ConfigLine *cfl) {
       alpha_ < 0.0)
     NNET3_ERR << Type() << ": invalid rank, update-period, "
               << "num-samples-history or alpha in: " << cfl->WholeLine();
+  ConfigurePreconditioner();
 }
 
 std::string NaturalGradientPerElementScaleComponent::Info() const {
@@ -273,6 +289,7 @@ void NaturalGradientPerElementScaleComponent::Read(std::istream &is,
   if (token != ClosingTag(*this) && token != OpeningTag(*this))
     NNET3_ERR << "Expected " << ClosingTag(*this) << ", got "
               << PrintableString(token);
+  ConfigurePreconditioner();
 }
 
 void NaturalGradientPerElementScaleComponent::Write(std::ostream &os,
@@ -283,7 +300,7 @@ void NaturalGradientPerElementScaleComponent::Write(std::ostream &os,
   WriteToken(os, binary, "<IsGradient>");
   WriteBasicType(os, binary, is_gradient_);
   WriteToken(os, binary, "<Rank>");
-  WriteBasicType(os, binary, rank_);
+  WriteBasicType(os, binary, preconditioner_.GetRank());
   WriteToken(os, binary, "<UpdatePeriod>");
   WriteBasicType(os, binary, update_period_);
   WriteToken(os, binary, "<NumSamplesHistory>");
@@ -296,10 +313,16 @@ void NaturalGradientPerElementScaleComponent::Write(std::ostream &os,
 void NaturalGradientPerElementScaleComponent::Update(
     const std::string &debug_info, const CuMatrixBase<BaseFloat> &in_value,
     const CuMatrixBase<BaseFloat> &out_deriv) {
-  // Natural gradient (issue 6, training): precondition the per-frame derivatives
-  // in_value .* out_deriv before summing. Plain SGD until then.
   (void)debug_info;
-  UpdateSimple(in_value, out_deriv);
+  NNET3_ASSERT(SameDim(in_value, out_deriv));
+  // Row r is the derivative of the objective w.r.t. the scales from frame r.
+  CuMatrix<BaseFloat> derivs_per_frame(in_value);
+  derivs_per_frame.MulElements(out_deriv);
+  BaseFloat scale;
+  preconditioner_.PreconditionDirections(&derivs_per_frame, &scale);
+  CuVector<BaseFloat> delta_scales(scales_.Dim());
+  delta_scales.AddRowSumMat(scale * learning_rate_, derivs_per_frame, 0.0);
+  scales_.AddVec(1.0, delta_scales);
 }
 
 // ---- PerElementOffsetComponent ----------------------------------------------
@@ -307,8 +330,16 @@ void NaturalGradientPerElementScaleComponent::Update(
 PerElementOffsetComponent::PerElementOffsetComponent(
     const PerElementOffsetComponent &other)
     : UpdatableComponent(), offsets_(other.offsets_), dim_(other.dim_),
-      use_natural_gradient_(other.use_natural_gradient_) {
+      use_natural_gradient_(other.use_natural_gradient_),
+      preconditioner_(other.preconditioner_) {
   SetUpdatableConfigs(other);
+}
+
+void PerElementOffsetComponent::ConfigurePreconditioner() {
+  // Not configurable in Kaldi.
+  preconditioner_ = OnlineNaturalGradient();
+  preconditioner_.SetRank(20);
+  preconditioner_.SetUpdatePeriod(4);
 }
 
 void PerElementOffsetComponent::InitFromConfig(ConfigLine *cfl) {
@@ -345,6 +376,7 @@ void PerElementOffsetComponent::InitFromConfig(ConfigLine *cfl) {
   use_natural_gradient_ = true;
   cfl->GetValue("use-natural-gradient", &use_natural_gradient_);
   CheckNoUnusedValues(*cfl, *this);
+  ConfigurePreconditioner();
 }
 
 std::string PerElementOffsetComponent::Info() const {
@@ -381,9 +413,15 @@ void PerElementOffsetComponent::Backprop(
     // Kaldi reads out_deriv here even in-place; in_deriv == out_deriv then,
     // with the same values.
     SubMatrix<BaseFloat> view = BlockView(out_deriv, offsets_.Dim());
-    // Natural gradient (issue 6, training): precondition when use_natural_gradient_
-    // is set and this is not a gradient.
-    to_update->offsets_.AddRowSumMat(to_update->learning_rate_, view, 1.0);
+    if (!to_update->use_natural_gradient_ || to_update->is_gradient_) {
+      to_update->offsets_.AddRowSumMat(to_update->learning_rate_, view, 1.0);
+    } else {
+      CuMatrix<BaseFloat> derivs(view);
+      BaseFloat scale = 1.0;
+      to_update->preconditioner_.PreconditionDirections(&derivs, &scale);
+      to_update->offsets_.AddRowSumMat(scale * to_update->learning_rate_,
+                                       derivs, 1.0);
+    }
   }
 }
 
@@ -409,6 +447,7 @@ void PerElementOffsetComponent::Read(std::istream &is, bool binary) {
               << " is not a multiple of the offsets' dimension "
               << offsets_.Dim();
   ExpectToken(is, binary, ClosingTag(*this));
+  ConfigurePreconditioner();
 }
 
 void PerElementOffsetComponent::Write(std::ostream &os, bool binary) const {
@@ -458,8 +497,22 @@ ScaleAndOffsetComponent::ScaleAndOffsetComponent(
     const ScaleAndOffsetComponent &other)
     : UpdatableComponent(), dim_(other.dim_), scales_(other.scales_),
       offsets_(other.offsets_),
-      use_natural_gradient_(other.use_natural_gradient_), rank_(other.rank_) {
+      use_natural_gradient_(other.use_natural_gradient_), rank_(other.rank_),
+      scale_preconditioner_(other.scale_preconditioner_),
+      offset_preconditioner_(other.offset_preconditioner_) {
   SetUpdatableConfigs(other);
+}
+
+void ScaleAndOffsetComponent::ConfigurePreconditioners() {
+  if (rank_ <= 0)
+    NNET3_ERR << Type() << ": invalid rank=" << rank_;
+  OnlineNaturalGradient *sides[2] = {&scale_preconditioner_,
+                                     &offset_preconditioner_};
+  for (OnlineNaturalGradient *p : sides) {
+    *p = OnlineNaturalGradient();
+    p->SetRank(rank_);
+    p->SetUpdatePeriod(4);  // not configurable in Kaldi
+  }
 }
 
 void ScaleAndOffsetComponent::InitFromConfig(ConfigLine *cfl) {
@@ -480,6 +533,7 @@ void ScaleAndOffsetComponent::InitFromConfig(ConfigLine *cfl) {
   use_natural_gradient_ = true;
   cfl->GetValue("use-natural-gradient", &use_natural_gradient_);
   CheckNoUnusedValues(*cfl, *this);
+  ConfigurePreconditioners();
 }
 
 std::string ScaleAndOffsetComponent::Info() const {
@@ -530,11 +584,23 @@ void ScaleAndOffsetComponent::Backprop(
     in_value.MulColsVec(scales_nonzero);
     // d objf / d scale = sum over rows of in .* out_deriv.
     in_value.MulElements(out_deriv_view);
-    // Natural gradient (issue 6, training): precondition both updates when
-    // use_natural_gradient_ is set and this is not a gradient.
-    to_update->offsets_.AddRowSumMat(to_update->learning_rate_, out_deriv_view,
-                                     1.0);
-    to_update->scales_.AddRowSumMat(to_update->learning_rate_, in_value, 1.0);
+    if (to_update->use_natural_gradient_ && !to_update->is_gradient_) {
+      CuMatrix<BaseFloat> offset_derivs(out_deriv_view);
+      BaseFloat offset_scale = 1.0, scale_scale = 1.0;
+      to_update->offset_preconditioner_.PreconditionDirections(&offset_derivs,
+                                                               &offset_scale);
+      to_update->scale_preconditioner_.PreconditionDirections(&in_value,
+                                                              &scale_scale);
+      to_update->offsets_.AddRowSumMat(
+          offset_scale * to_update->learning_rate_, offset_derivs, 1.0);
+      to_update->scales_.AddRowSumMat(scale_scale * to_update->learning_rate_,
+                                      in_value, 1.0);
+    } else {
+      to_update->offsets_.AddRowSumMat(to_update->learning_rate_,
+                                       out_deriv_view, 1.0);
+      to_update->scales_.AddRowSumMat(to_update->learning_rate_, in_value,
+                                      1.0);
+    }
   }
   if (in_deriv != nullptr) {
     if (in_deriv->Data() != out_deriv.Data()) in_deriv->CopyFromMat(out_deriv);
@@ -560,6 +626,7 @@ void ScaleAndOffsetComponent::Read(std::istream &is, bool binary) {
     NNET3_ERR << Type() << ": inconsistent <Dim> " << dim_ << ", <Scales> dim "
               << scales_.Dim() << " and <Offsets> dim " << offsets_.Dim();
   ExpectToken(is, binary, ClosingTag(*this));
+  ConfigurePreconditioners();
 }
 
 void ScaleAndOffsetComponent::Write(std::ostream &os, bool binary) const {
@@ -573,7 +640,7 @@ void ScaleAndOffsetComponent::Write(std::ostream &os, bool binary) const {
   WriteToken(os, binary, "<UseNaturalGradient>");
   WriteBasicType(os, binary, use_natural_gradient_);
   WriteToken(os, binary, "<Rank>");
-  WriteBasicType(os, binary, rank_);
+  WriteBasicType(os, binary, scale_preconditioner_.GetRank());
   WriteToken(os, binary, ClosingTag(*this));
 }
 
@@ -626,7 +693,8 @@ ConstantFunctionComponent::ConstantFunctionComponent(
     const ConstantFunctionComponent &other)
     : UpdatableComponent(), input_dim_(other.input_dim_),
       output_(other.output_), is_updatable_(other.is_updatable_),
-      use_natural_gradient_(other.use_natural_gradient_) {
+      use_natural_gradient_(other.use_natural_gradient_),
+      preconditioner_(other.preconditioner_) {
   SetUpdatableConfigs(other);
 }
 
@@ -648,6 +716,7 @@ void ConstantFunctionComponent::InitFromConfig(ConfigLine *cfl) {
   output_.SetRandn();
   output_.Scale(output_stddev);
   output_.Add(output_mean);
+  preconditioner_ = OnlineNaturalGradient();
 }
 
 std::string ConstantFunctionComponent::Info() const {
@@ -682,10 +751,16 @@ void ConstantFunctionComponent::Backprop(
         dynamic_cast<ConstantFunctionComponent *>(to_update_in);
     NNET3_ASSERT(to_update != nullptr);
     if (to_update->is_updatable_) {
-      // Natural gradient (issue 6, training): precondition when
-      // use_natural_gradient_ is set and this is not a gradient.
-      to_update->output_.AddRowSumMat(to_update->learning_rate_, out_deriv,
-                                      1.0);
+      if (to_update->use_natural_gradient_ && !to_update->is_gradient_) {
+        CuMatrix<BaseFloat> derivs(out_deriv);
+        BaseFloat scale = 1.0;
+        to_update->preconditioner_.PreconditionDirections(&derivs, &scale);
+        to_update->output_.AddRowSumMat(scale * to_update->learning_rate_,
+                                        derivs, 1.0);
+      } else {
+        to_update->output_.AddRowSumMat(to_update->learning_rate_, out_deriv,
+                                        1.0);
+      }
     }
   }
 }
@@ -703,6 +778,7 @@ void ConstantFunctionComponent::Read(std::istream &is, bool binary) {
   ExpectToken(is, binary, "<UseNaturalGradient>");
   ReadBasicType(is, binary, &use_natural_gradient_);
   ExpectToken(is, binary, ClosingTag(*this));
+  preconditioner_ = OnlineNaturalGradient();
 }
 
 void ConstantFunctionComponent::Write(std::ostream &os, bool binary) const {

@@ -13,15 +13,22 @@
 // kOutputContiguous are then declared). Write() emits Kaldi's tokens in
 // Kaldi's order; Read() accepts the stream before or after the opening tag.
 //
-// Not yet implemented: the natural-gradient preconditioning of updates
-// (all components here currently do plain SGD, whatever
-// use-natural-gradient says).
+// Updates: PerElementScaleComponent does plain SGD. The others precondition
+// the per-frame derivatives of their parameters with OnlineNaturalGradient
+// (natural-gradient-online.h) before summing them over frames, as Kaldi
+// does: NaturalGradientPerElementScaleComponent always (in_value .*
+// out_deriv), PerElementOffsetComponent, ScaleAndOffsetComponent and
+// ConstantFunctionComponent when use-natural-gradient is true. A component
+// holding a gradient (is_gradient_) does plain SGD. Preconditioner state is
+// copied with the component and never written (a read component starts a
+// fresh estimate).
 #ifndef NNET3_NNET3_COMPONENTS_PER_ELEMENT_H_
 #define NNET3_NNET3_COMPONENTS_PER_ELEMENT_H_
 
 #include <string>
 
 #include "nnet3/components/component.h"
+#include "nnet3/components/natural-gradient-online.h"
 
 namespace nnet3 {
 
@@ -91,13 +98,14 @@ class PerElementScaleComponent : public UpdatableComponent {
 // PerElementScaleComponent with natural-gradient configuration. Options:
 // dim, param-mean (1.0), param-stddev (0.0) or scales=FILE; rank (8),
 // update-period (10), num-samples-history (2000), alpha (4).
-// The update is plain SGD for now (see the file comment).
 class NaturalGradientPerElementScaleComponent
     : public PerElementScaleComponent {
  public:
   NaturalGradientPerElementScaleComponent()
       : rank_(8), update_period_(10), num_samples_history_(2000.0),
-        alpha_(4.0), frozen_(false) {}
+        alpha_(4.0) {
+    ConfigurePreconditioner();
+  }
   explicit NaturalGradientPerElementScaleComponent(
       const NaturalGradientPerElementScaleComponent &other);
   std::string Type() const override {
@@ -110,7 +118,12 @@ class NaturalGradientPerElementScaleComponent
   }
   void Read(std::istream &is, bool binary) override;
   void Write(std::ostream &os, bool binary) const override;
-  void FreezeNaturalGradient(bool freeze) override { frozen_ = freeze; }
+  void FreezeNaturalGradient(bool freeze) override {
+    preconditioner_.Freeze(freeze);
+  }
+  const OnlineNaturalGradient &Preconditioner() const {
+    return preconditioner_;
+  }
 
  protected:
   void Update(const std::string &debug_info,
@@ -118,19 +131,26 @@ class NaturalGradientPerElementScaleComponent
               const CuMatrixBase<BaseFloat> &out_deriv) override;
 
  private:
+  // Replaces the preconditioner by a fresh one with the stored options.
+  void ConfigurePreconditioner();
+
   int32 rank_;
   int32 update_period_;
   BaseFloat num_samples_history_;
   BaseFloat alpha_;
-  bool frozen_;
+  OnlineNaturalGradient preconditioner_;
 };
 
 // out = in + offsets, offsets repeated over blocks of block-dim columns.
 // Options: dim, block-dim (dim), param-mean (0.0), param-stddev (0.0), or
-// vector=FILE (dim a multiple of its size); use-natural-gradient (true).
+// vector=FILE (dim a multiple of its size); use-natural-gradient (true;
+// Kaldi's fixed natural-gradient options: rank 20, update-period 4, applied to
+// the output derivatives seen as rows of block-dim).
 class PerElementOffsetComponent : public UpdatableComponent {
  public:
-  PerElementOffsetComponent() : dim_(0), use_natural_gradient_(true) {}
+  PerElementOffsetComponent() : dim_(0), use_natural_gradient_(true) {
+    ConfigurePreconditioner();
+  }
   explicit PerElementOffsetComponent(const PerElementOffsetComponent &other);
 
   int32 InputDim() const override { return dim_; }
@@ -172,22 +192,36 @@ class PerElementOffsetComponent : public UpdatableComponent {
 
   const CuVector<BaseFloat> &Offsets() const { return offsets_; }
   CuVector<BaseFloat> &Offsets() { return offsets_; }
+  void FreezeNaturalGradient(bool freeze) override {
+    preconditioner_.Freeze(freeze);
+  }
+  const OnlineNaturalGradient &Preconditioner() const {
+    return preconditioner_;
+  }
 
  private:
+  // A fresh preconditioner with rank 20 and update period 4.
+  void ConfigurePreconditioner();
+
   CuVector<BaseFloat> offsets_;
   int32 dim_;
   bool use_natural_gradient_;
+  OnlineNaturalGradient preconditioner_;
 };
 
 // out = in .* scales + offsets, both repeated over blocks of block-dim
 // columns; scales start at 1 and offsets at 0. Backprop reconstructs the
 // input from the output (kBackpropNeedsOutput), dividing by scales with
 // magnitude floored at 1e-4. Options: dim, block-dim (dim),
-// use-natural-gradient (true), rank (20).
+// use-natural-gradient (true), rank (20; the update period is fixed at 4).
+// Natural gradient preconditions the offsets' derivatives (out_deriv) and
+// the scales' (reconstructed input .* out_deriv) with separate estimates.
 class ScaleAndOffsetComponent : public UpdatableComponent {
  public:
   ScaleAndOffsetComponent()
-      : dim_(0), use_natural_gradient_(true), rank_(20) {}
+      : dim_(0), use_natural_gradient_(true), rank_(20) {
+    ConfigurePreconditioners();
+  }
   explicit ScaleAndOffsetComponent(const ScaleAndOffsetComponent &other);
 
   int32 InputDim() const override { return dim_; }
@@ -232,19 +266,29 @@ class ScaleAndOffsetComponent : public UpdatableComponent {
   CuVector<BaseFloat> &Scales() { return scales_; }
   const CuVector<BaseFloat> &Offsets() const { return offsets_; }
   CuVector<BaseFloat> &Offsets() { return offsets_; }
+  void FreezeNaturalGradient(bool freeze) override {
+    scale_preconditioner_.Freeze(freeze);
+    offset_preconditioner_.Freeze(freeze);
+  }
 
  private:
+  // Fresh preconditioners with rank_ and update period 4.
+  void ConfigurePreconditioners();
+
   int32 dim_;
   CuVector<BaseFloat> scales_;
   CuVector<BaseFloat> offsets_;
   bool use_natural_gradient_;
   int32 rank_;
+  OnlineNaturalGradient scale_preconditioner_;
+  OnlineNaturalGradient offset_preconditioner_;
 };
 
 // out = the same row (the trained vector "output") for every input row; the
 // input only gives the Indexes. Options: input-dim, output-dim,
 // is-updatable (true), use-natural-gradient (true), output-mean (0),
-// output-stddev (0).
+// output-stddev (0). Natural gradient (when use-natural-gradient) uses
+// Kaldi's default preconditioner options: rank 40, update-period 1.
 class ConstantFunctionComponent : public UpdatableComponent {
  public:
   ConstantFunctionComponent()
@@ -290,12 +334,17 @@ class ConstantFunctionComponent : public UpdatableComponent {
   const CuVector<BaseFloat> &Output() const { return output_; }
   CuVector<BaseFloat> &Output() { return output_; }
   bool IsUpdatable() const { return is_updatable_; }
+  void FreezeNaturalGradient(bool freeze) override {
+    preconditioner_.Freeze(freeze);
+  }
 
  private:
   int32 input_dim_;
   CuVector<BaseFloat> output_;
   bool is_updatable_;
   bool use_natural_gradient_;
+  // Kaldi's defaults (rank 40, update period 1); applied to out_deriv.
+  OnlineNaturalGradient preconditioner_;
 };
 
 }  // namespace nnet3

@@ -133,10 +133,12 @@ TEST(PerElementTest, DerivativesAndFlags) {
 
 TEST(PerElementTest, ScaleAndOffsetUpdateInPlace) {
   // to_update == this, in-place backprop: the gradient uses the old
-  // parameters and the input recovered from the output.
+  // parameters and the input recovered from the output (plain SGD, so that
+  // the update is the gradient; natural-gradient-test covers the other).
   RandomSource rs(3);
   auto c = FromConfig(new ScaleAndOffsetComponent(),
-                      "dim=4 block-dim=2 learning-rate=0.5");
+                      "dim=4 block-dim=2 learning-rate=0.5 "
+                      "use-natural-gradient=false");
   auto *s = dynamic_cast<ScaleAndOffsetComponent *>(c.get());
   Randomize(s, &rs);
   Vector<BaseFloat> s0(s->Scales()), o0(s->Offsets());

@@ -1,0 +1,452 @@
+// nnet3/components/natural-gradient-online.cc
+// The online natural-gradient preconditioner; see the header and
+// docs/natural-gradient.md. Notation: X is the N x D minibatch, R the rank,
+// W = E^{1/2} R_t (R x D), and the small R x R quantities live on the CPU in
+// plain arrays.
+
+#include "nnet3/components/natural-gradient-online.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "base/log.h"
+#include "base/random.h"
+
+namespace nnet3 {
+
+namespace {
+
+// Eigen-decomposition of the symmetric n x n matrix a (row-major, double) by
+// cyclic Jacobi rotations. On return evals holds the eigenvalues sorted from
+// largest to smallest absolute value (Kaldi's SortSvd order; they are
+// positive here up to roundoff) and column i of vecs (row-major n x n) the
+// eigenvector of evals[i].
+void SymmetricEigenSorted(int32 n, std::vector<double> a,
+                          std::vector<double> *evals,
+                          std::vector<double> *vecs) {
+  std::vector<double> v(static_cast<size_t>(n) * n, 0.0);
+  for (int32 i = 0; i < n; i++) v[i * n + i] = 1.0;
+  for (int32 sweep = 0; sweep < 100; sweep++) {
+    double off = 0.0, total = 0.0;
+    for (int32 i = 0; i < n; i++)
+      for (int32 j = 0; j < n; j++) {
+        double x = a[i * n + j] * a[i * n + j];
+        total += x;
+        if (i != j) off += x;
+      }
+    if (off <= 1.0e-30 * total || off == 0.0) break;
+    for (int32 p = 0; p < n; p++) {
+      for (int32 q = p + 1; q < n; q++) {
+        double apq = a[p * n + q];
+        if (apq == 0.0) continue;
+        double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+        double t = (theta >= 0.0 ? 1.0 : -1.0) /
+                   (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+        double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+        for (int32 k = 0; k < n; k++) {  // columns p and q: A <- A J
+          double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int32 k = 0; k < n; k++) {  // rows p and q: A <- J^T A
+          double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        a[p * n + q] = a[q * n + p] = 0.0;
+        for (int32 k = 0; k < n; k++) {  // V <- V J
+          double vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  std::vector<int32> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&a, n](int32 x, int32 y) {
+    return std::fabs(a[x * n + x]) > std::fabs(a[y * n + y]);
+  });
+  evals->resize(n);
+  vecs->assign(static_cast<size_t>(n) * n, 0.0);
+  for (int32 i = 0; i < n; i++) {
+    int32 src = order[i];
+    (*evals)[i] = a[src * n + src];
+    for (int32 k = 0; k < n; k++) (*vecs)[k * n + i] = v[k * n + src];
+  }
+}
+
+// Cholesky factor C (lower triangular, O = C C^T) of the symmetric n x n
+// matrix o, then C^{-1} in place. Returns false if o is not positive
+// definite.
+bool CholeskyInverse(int32 n, const std::vector<double> &o,
+                     std::vector<double> *cinv) {
+  std::vector<double> c(static_cast<size_t>(n) * n, 0.0);
+  for (int32 j = 0; j < n; j++) {
+    double d = o[j * n + j];
+    for (int32 k = 0; k < j; k++) d -= c[j * n + k] * c[j * n + k];
+    if (!(d > 0.0)) return false;
+    double cjj = std::sqrt(d);
+    c[j * n + j] = cjj;
+    for (int32 i = j + 1; i < n; i++) {
+      double s = o[i * n + j];
+      for (int32 k = 0; k < j; k++) s -= c[i * n + k] * c[j * n + k];
+      c[i * n + j] = s / cjj;
+    }
+  }
+  // Forward substitution, one column of the inverse at a time.
+  cinv->assign(static_cast<size_t>(n) * n, 0.0);
+  for (int32 col = 0; col < n; col++) {
+    for (int32 i = col; i < n; i++) {
+      double s = (i == col ? 1.0 : 0.0);
+      for (int32 k = col; k < i; k++) s -= c[i * n + k] * (*cinv)[k * n + col];
+      (*cinv)[i * n + col] = s / c[i * n + i];
+    }
+  }
+  return true;
+}
+
+// Orthonormalizes the rows of m in place (Gram-Schmidt in double, each
+// projection done twice); a row that vanishes is replaced by a random one.
+void OrthonormalizeRows(MatrixBase<BaseFloat> *m) {
+  int32 rows = m->NumRows(), cols = m->NumCols();
+  std::vector<std::vector<double>> q(rows, std::vector<double>(cols));
+  for (int32 r = 0; r < rows; r++) {
+    std::vector<double> &x = q[r];
+    for (int32 c = 0; c < cols; c++) x[c] = (*m)(r, c);
+    for (int32 attempt = 0; attempt < 100; attempt++) {
+      for (int32 pass = 0; pass < 2; pass++)
+        for (int32 s = 0; s < r; s++) {
+          double dot = 0.0;
+          for (int32 c = 0; c < cols; c++) dot += x[c] * q[s][c];
+          for (int32 c = 0; c < cols; c++) x[c] -= dot * q[s][c];
+        }
+      double norm = 0.0;
+      for (int32 c = 0; c < cols; c++) norm += x[c] * x[c];
+      norm = std::sqrt(norm);
+      if (norm > 1.0e-10) {
+        for (int32 c = 0; c < cols; c++) x[c] /= norm;
+        break;
+      }
+      for (int32 c = 0; c < cols; c++) x[c] = RandGauss();
+    }
+    for (int32 c = 0; c < cols; c++) (*m)(r, c) = static_cast<BaseFloat>(x[c]);
+  }
+}
+
+// Rows with orthonormal rows, no zero row or column: row r has entries in
+// columns r, r + rows, r + 2 rows, ...; the first of them is 1.1 and the
+// others 1, before normalizing the row (the 1.1 breaks the symmetry between
+// rows, so that no combination of them is the all-ones vector).
+void SetSpecialOrthonormal(MatrixBase<BaseFloat> *m) {
+  int32 rows = m->NumRows(), cols = m->NumCols();
+  NNET3_ASSERT(cols >= rows);
+  m->SetZero();
+  const BaseFloat first = 1.1;
+  for (int32 r = 0; r < rows; r++) {
+    int32 count = 0;
+    for (int32 c = r; c < cols; c += rows) count++;
+    BaseFloat norm = 1.0 / std::sqrt(first * first + count - 1);
+    for (int32 c = r; c < cols; c += rows)
+      (*m)(r, c) = norm * (c == r ? first : BaseFloat(1.0));
+  }
+}
+
+}  // namespace
+
+OnlineNaturalGradient::OnlineNaturalGradient()
+    : rank_(40), update_period_(1), num_samples_history_(2000.0),
+      alpha_(4.0), epsilon_(1.0e-10), delta_(5.0e-04), frozen_(false), t_(0),
+      rho_t_(-1.0e+10) {}
+
+void OnlineNaturalGradient::SetRank(int32 rank) {
+  NNET3_ASSERT(rank > 0);
+  rank_ = rank;
+}
+
+void OnlineNaturalGradient::SetUpdatePeriod(int32 update_period) {
+  NNET3_ASSERT(update_period > 0);
+  update_period_ = update_period;
+}
+
+void OnlineNaturalGradient::SetNumSamplesHistory(
+    BaseFloat num_samples_history) {
+  NNET3_ASSERT(num_samples_history > 0.0 && num_samples_history < 1.0e+06);
+  num_samples_history_ = num_samples_history;
+}
+
+void OnlineNaturalGradient::SetAlpha(BaseFloat alpha) {
+  NNET3_ASSERT(alpha >= 0.0);
+  alpha_ = alpha;
+}
+
+bool OnlineNaturalGradient::Updating() const {
+  // The first updates always happen (more than the 3 of Init); afterwards
+  // only every update_period_-th call updates the estimate.
+  const int32 num_initial_updates = 10;
+  return !frozen_ && (t_ <= num_initial_updates ||
+                      (t_ - num_initial_updates) % update_period_ == 0);
+}
+
+BaseFloat OnlineNaturalGradient::Eta(int32 n) const {
+  // -n / num_samples_history_ is a float quotient, as in Kaldi.
+  BaseFloat ratio = -n / num_samples_history_;
+  BaseFloat eta = 1.0 - std::exp(static_cast<double>(ratio));
+  // Keeps eta away from 1, where all-zero input would give NaNs.
+  return std::min<BaseFloat>(eta, 0.9);
+}
+
+void OnlineNaturalGradient::InitDefault(int32 dim) {
+  if (rank_ >= dim) {
+    NNET3_WARN << "Rank " << rank_ << " of the natural-gradient "
+               << "preconditioner is not below the dimension " << dim
+               << "; using rank " << (dim - 1);
+    rank_ = dim - 1;
+  }
+  if (rank_ == 0) return;
+  NNET3_ASSERT(num_samples_history_ > 0.0 && num_samples_history_ <= 1.0e+06);
+  NNET3_ASSERT(alpha_ >= 0.0 && epsilon_ > 0.0 && delta_ > 0.0);
+  // With D_t = rho_t = epsilon, beta_t = epsilon (1 + alpha (dim + rank) /
+  // dim), so every e_ii equals 1 / (2 + alpha (dim + rank) / dim).
+  rho_t_ = epsilon_;
+  d_t_.Resize(rank_, kUndefined);
+  d_t_.Set(epsilon_);
+  W_t_.Resize(rank_, dim, kUndefined);
+  SetSpecialOrthonormal(&W_t_);
+  BaseFloat e_ii = 1.0 / (2.0 + (dim + rank_) * alpha_ / dim);
+  W_t_.Scale(std::sqrt(e_ii));
+  t_ = 0;
+}
+
+void OnlineNaturalGradient::Init(const CuMatrixBase<BaseFloat> &X0) {
+  OnlineNaturalGradient work(*this);
+  work.InitDefault(X0.NumCols());
+  work.t_ = 1;  // so that the calls below do not come back here
+  work.frozen_ = false;
+  // With no more rows than the rank, one iteration already gives (nearly)
+  // the row space of X0; otherwise three power-method iterations.
+  int32 num_iters = (X0.NumRows() <= work.rank_ ? 1 : 3);
+  CuMatrix<BaseFloat> X0_copy(X0.NumRows(), X0.NumCols(), kUndefined);
+  for (int32 i = 0; i < num_iters; i++) {
+    X0_copy.CopyFromMat(X0);
+    BaseFloat scale;
+    work.PreconditionDirections(&X0_copy, &scale);
+  }
+  rank_ = work.rank_;
+  W_t_.Swap(&work.W_t_);
+  d_t_.Swap(&work.d_t_);
+  rho_t_ = work.rho_t_;
+}
+
+void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
+                                                   BaseFloat *scale) {
+  if (X->NumCols() == 1 || X->NumRows() == 0) {
+    // One dimension: the rescaled preconditioned direction is the input.
+    if (scale != nullptr) *scale = 1.0;
+    return;
+  }
+  if (t_ == 0) Init(*X);
+  NNET3_ASSERT(X->NumCols() == W_t_.NumCols());
+  bool updating = Updating();
+  BaseFloat initial_product = TraceMatMat(*X, *X, kTrans);
+  Step(updating, initial_product, X);
+  if (scale != nullptr) {
+    if (initial_product <= 0.0) {
+      *scale = 1.0;
+    } else {
+      BaseFloat final_product = TraceMatMat(*X, *X, kTrans);
+      *scale = std::sqrt(initial_product / final_product);
+    }
+  }
+  t_ += 1;
+}
+
+void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
+                                      BaseFloat beta, Vector<BaseFloat> *e,
+                                      Vector<BaseFloat> *sqrt_e,
+                                      Vector<BaseFloat> *inv_sqrt_e) {
+  int32 r = d.Dim();
+  e->Resize(r, kUndefined);
+  for (int32 i = 0; i < r; i++) (*e)(i) = 1.0 / (beta / d(i) + 1);
+  *sqrt_e = *e;
+  sqrt_e->ApplyPow(0.5);
+  *inv_sqrt_e = *sqrt_e;
+  inv_sqrt_e->InvertElements();
+}
+
+void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
+                                 CuMatrixBase<BaseFloat> *X) {
+  const int32 N = X->NumRows(), D = X->NumCols(), R = rank_;
+  NNET3_ASSERT(R > 0 && R < D);
+  const BaseFloat eta = Eta(N);
+  // The state at time t (copies: the members receive time t+1).
+  CuMatrix<BaseFloat> W_t(W_t_);
+  const BaseFloat rho_t = rho_t_;
+  const Vector<BaseFloat> d_t(d_t_);
+
+  CuMatrix<BaseFloat> H_t(N, R);  // H_t = X_t W_t^T
+  H_t.AddMatMat(1.0, *X, kNoTrans, W_t, kTrans, 0.0);
+  if (!updating) {
+    X->AddMatMat(-1.0, H_t, kNoTrans, W_t, kNoTrans, 1.0);
+    return;
+  }
+  CuMatrix<BaseFloat> J_t(R, D);  // J_t = H_t^T X_t = W_t X_t^T X_t
+  J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
+  // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
+  // when N > D and as H_t^T H_t otherwise (Kaldi's choice of products).
+  Matrix<BaseFloat> K_t(R, R), L_t(R, R);
+  K_t.AddMatMat(1.0, J_t, kNoTrans, J_t, kTrans, 0.0);
+  if (N > D)
+    L_t.AddMatMat(1.0, W_t, kNoTrans, J_t, kTrans, 0.0);
+  else
+    L_t.AddMatMat(1.0, H_t, kTrans, H_t, kNoTrans, 0.0);
+
+  const BaseFloat beta_t = rho_t * (1.0 + alpha_) + alpha_ * d_t.Sum() / D;
+  Vector<BaseFloat> e_t, sqrt_e_t, inv_sqrt_e_t;
+  ComputeEt(d_t, beta_t, &e_t, &sqrt_e_t, &inv_sqrt_e_t);
+
+  // Z_t = Y_t Y_t^T with Y_t = eta/N R_t X_t^T X_t + (1-eta)(D_t + rho_t) R_t,
+  // in double (it scales with the fourth power of the data); symmetric.
+  std::vector<double> Z(static_cast<size_t>(R) * R);
+  {
+    Vector<BaseFloat> d_rho(d_t);
+    d_rho.Add(rho_t);
+    const double etaN = eta / N, eta1 = 1.0 - eta;
+    for (int32 i = 0; i < R; i++) {
+      double is_i = inv_sqrt_e_t(i), dr_i = d_rho(i);
+      for (int32 j = 0; j <= i; j++) {
+        double is_j = inv_sqrt_e_t(j), dr_j = d_rho(j),
+               l = 0.5 * (L_t(i, j) + L_t(j, i)),
+               k = 0.5 * (K_t(i, j) + K_t(j, i));
+        double z = etaN * etaN * is_i * k * is_j +
+                   etaN * eta1 * is_i * l * is_j * dr_j +
+                   etaN * eta1 * dr_i * is_i * l * is_j +
+                   (i == j ? eta1 * eta1 * dr_i * dr_i : 0.0);
+        Z[i * R + j] = Z[j * R + i] = z;
+      }
+    }
+  }
+  // Kaldi scales Z_t by its trace (if above 1), rounds it to float and then
+  // decomposes it; the eigenvalues are scaled back.
+  double trace = 0.0;
+  for (int32 i = 0; i < R; i++) trace += Z[i * R + i];
+  const BaseFloat z_scale = static_cast<BaseFloat>(std::max(1.0, trace));
+  for (double &z : Z)
+    z = static_cast<double>(static_cast<BaseFloat>(z * (1.0 / z_scale)));
+  std::vector<double> evals, evecs;
+  SymmetricEigenSorted(R, Z, &evals, &evecs);
+  Vector<BaseFloat> c_t(R);
+  Matrix<BaseFloat> U_t(R, R);
+  for (int32 i = 0; i < R; i++) {
+    c_t(i) = static_cast<BaseFloat>(evals[i]);
+    for (int32 j = 0; j < R; j++)
+      U_t(i, j) = static_cast<BaseFloat>(evecs[i * R + j]);
+  }
+  c_t.Scale(z_scale);
+
+  // A large condition number of C_t (or a negative last eigenvalue) means
+  // R_{t+1} may lose orthogonality.
+  const BaseFloat condition_threshold = 1.0e+06;
+  bool must_reorthogonalize = (c_t(0) > condition_threshold * c_t(R - 1));
+  BaseFloat c_t_floor = std::pow(rho_t * (1 - eta), 2);
+  MatrixIndexT num_floored = 0;
+  c_t.ApplyFloor(c_t_floor, &num_floored);
+  if (num_floored > 0) must_reorthogonalize = true;
+
+  X->AddMatMat(-1.0, H_t, kNoTrans, W_t, kNoTrans, 1.0);  // X - H_t W_t
+
+  Vector<BaseFloat> sqrt_c_t(c_t);
+  sqrt_c_t.ApplyPow(0.5);
+  // rho_{t+1} keeps tr(F_{t+1}) = eta tr(S_t) + (1 - eta) tr(F_t).
+  BaseFloat rho_t1 = 1.0 / (D - R) *
+                     (eta / N * tr_x_xt + (1 - eta) * (D * rho_t + d_t.Sum()) -
+                      sqrt_c_t.Sum());
+  Vector<BaseFloat> d_t1(sqrt_c_t);  // D_{t+1} = C_t^{1/2} - rho_{t+1} I
+  d_t1.Add(-rho_t1);
+  BaseFloat floor_val = std::max(epsilon_, delta_ * sqrt_c_t.Max());
+  if (rho_t1 < floor_val) rho_t1 = floor_val;
+  d_t1.ApplyFloor(floor_val);
+
+  // W_{t+1} = A_t B_t with B_t = J_t + (1-eta)/(eta/N) (D_t + rho_t I) W_t and
+  // A_t = eta/N E_{t+1}^{1/2} C_t^{-1/2} U_t^T E_t^{-1/2}.
+  CuMatrix<BaseFloat> W_t1(R, D);
+  {
+    BaseFloat beta_t1 = rho_t1 * (1.0 + alpha_) + alpha_ * d_t1.Sum() / D;
+    NNET3_ASSERT(beta_t1 > 0.0);
+    Vector<BaseFloat> e_t1, sqrt_e_t1, inv_sqrt_e_t1;
+    ComputeEt(d_t1, beta_t1, &e_t1, &sqrt_e_t1, &inv_sqrt_e_t1);
+    Vector<BaseFloat> inv_sqrt_c_t(sqrt_c_t);
+    inv_sqrt_c_t.InvertElements();
+    Vector<BaseFloat> w_coeff(R);
+    for (int32 i = 0; i < R; i++)
+      w_coeff(i) = (1.0 - eta) / (eta / N) * (d_t(i) + rho_t);
+    J_t.AddDiagVecMat(1.0, w_coeff, W_t, kNoTrans, 1.0);  // now B_t
+    Matrix<BaseFloat> A_t(R, R);
+    for (int32 i = 0; i < R; i++) {
+      BaseFloat i_factor = (eta / N) * sqrt_e_t1(i) * inv_sqrt_c_t(i);
+      for (int32 j = 0; j < R; j++)
+        A_t(i, j) = U_t(j, i) * (i_factor * inv_sqrt_e_t(j));
+    }
+    W_t1.AddMatMat(1.0, A_t, kNoTrans, J_t, kNoTrans, 0.0);
+  }
+  if (must_reorthogonalize) Reorthogonalize(d_t1, rho_t1, &W_t1);
+
+  W_t_.Swap(&W_t1);
+  d_t_.CopyFromVec(d_t1);
+  rho_t_ = rho_t1;
+}
+
+void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
+                                            BaseFloat rho_t1,
+                                            CuMatrix<BaseFloat> *W_t1) const {
+  // Orthogonality target: max |O - I| <= 1e-3 with O = R_{t+1} R_{t+1}^T.
+  const BaseFloat threshold = 1.0e-03;
+  const int32 R = W_t1->NumRows(), D = W_t1->NumCols();
+  BaseFloat beta_t1 = rho_t1 * (1.0 + alpha_) + alpha_ * d_t1.Sum() / D;
+  Vector<BaseFloat> e_t1, sqrt_e_t1, inv_sqrt_e_t1;
+  ComputeEt(d_t1, beta_t1, &e_t1, &sqrt_e_t1, &inv_sqrt_e_t1);
+
+  Matrix<BaseFloat> WWt(R, R);
+  WWt.AddMatMat(1.0, *W_t1, kNoTrans, *W_t1, kTrans, 0.0);
+  std::vector<double> O(static_cast<size_t>(R) * R);
+  BaseFloat max_error = 0.0;
+  for (int32 i = 0; i < R; i++)
+    for (int32 j = 0; j <= i; j++) {
+      BaseFloat o = WWt(i, j) * (inv_sqrt_e_t1(i) * inv_sqrt_e_t1(j));
+      O[i * R + j] = O[j * R + i] = o;
+      max_error = std::max<BaseFloat>(max_error,
+                                      std::fabs(o - (i == j ? 1.0 : 0.0)));
+    }
+  if (max_error <= threshold) return;
+
+  std::vector<double> cinv;
+  bool ok = CholeskyInverse(R, O, &cinv);
+  if (ok) {
+    double max_elem = -1.0e+300;
+    for (int32 i = 0; i < R; i++)
+      for (int32 j = 0; j <= i; j++)
+        max_elem = std::max(max_elem, cinv[i * R + j]);
+    if (!(max_elem < 100.0)) ok = false;
+  }
+  if (!ok) {
+    NNET3_WARN << "Cholesky re-orthogonalization of the natural-gradient "
+               << "subspace failed or was out of range; using Gram-Schmidt";
+    OrthonormalizeRows(W_t1);
+    W_t1->MulRowsVec(sqrt_e_t1);
+    return;
+  }
+  // R_{t+1} <- C^{-1} R_{t+1}, i.e. W_{t+1} <- E^{1/2} C^{-1} E^{-1/2} W_{t+1}.
+  Matrix<BaseFloat> T(R, R);
+  for (int32 i = 0; i < R; i++)
+    for (int32 j = 0; j <= i; j++) {
+      BaseFloat c = static_cast<BaseFloat>(cinv[i * R + j]);
+      if (j < i) c *= sqrt_e_t1(i) * inv_sqrt_e_t1(j);
+      T(i, j) = c;
+    }
+  CuMatrix<BaseFloat> W_copy(*W_t1);
+  W_t1->AddMatMat(1.0, T, kNoTrans, W_copy, kNoTrans, 0.0);
+}
+
+}  // namespace nnet3

@@ -1,0 +1,104 @@
+// nnet3/components/natural-gradient-online.h
+// OnlineNaturalGradient: Kaldi's online natural-gradient preconditioner
+// (Povey, Zhang and Khudanpur, "Parallel training of DNNs with natural
+// gradient and parameter averaging", 2015). It keeps an online estimate of
+// the scatter of the vectors it is given (the rows of successive minibatches)
+// in the form
+//     F_t = R_t^T D_t R_t + rho_t I
+// (R_t: rank x dim with orthonormal rows, D_t diagonal and positive,
+// rho_t > 0) and multiplies each minibatch by the inverse of the smoothed
+// matrix G_t = F_t + (alpha / dim) tr(F_t) I, with the result rescaled so
+// that its Frobenius norm equals the input's (the scale is returned rather
+// than applied). docs/natural-gradient.md describes the algorithm.
+//
+// Invariants: once initialized (after the first call), W_t_ = E_t^{1/2} R_t
+// is rank x dim (E_t diagonal, e_ii = 1 / (beta_t / d_ii + 1)), d_t_ has rank
+// elements, all >= epsilon, and rho_t_ >= epsilon. The rank is reduced to
+// dim - 1 at initialization when it is not below dim. The state is never
+// written to disk: a copy (copy constructor, assignment) carries it, a
+// freshly constructed or read object starts from scratch on its first call.
+// The arithmetic follows Kaldi's precision choices: the stored state and the
+// large products are float; the rank x rank matrix Z_t is formed in double.
+#ifndef NNET3_NNET3_COMPONENTS_NATURAL_GRADIENT_ONLINE_H_
+#define NNET3_NNET3_COMPONENTS_NATURAL_GRADIENT_ONLINE_H_
+
+#include "base/common.h"
+#include "cudamatrix/cu-matrix.h"
+
+namespace nnet3 {
+
+class OnlineNaturalGradient {
+ public:
+  // rank 40, update-period 1, num-samples-history 2000, alpha 4,
+  // epsilon 1e-10, delta 5e-4, not frozen. Components set the rank and the
+  // other options themselves.
+  OnlineNaturalGradient();
+
+  void SetRank(int32 rank);                       // rank > 0
+  void SetUpdatePeriod(int32 update_period);      // update_period > 0
+  void SetNumSamplesHistory(BaseFloat num_samples_history);  // in (0, 1e6)
+  void SetAlpha(BaseFloat alpha);                 // alpha >= 0
+  // While frozen, the estimate is applied but not updated (the first call
+  // still initializes it).
+  void Freeze(bool frozen) { frozen_ = frozen; }
+
+  int32 GetRank() const { return rank_; }
+  int32 GetUpdatePeriod() const { return update_period_; }
+  BaseFloat GetNumSamplesHistory() const { return num_samples_history_; }
+  BaseFloat GetAlpha() const { return alpha_; }
+  bool Frozen() const { return frozen_; }
+
+  // Replaces each row x of *X (one of the N vectors of this minibatch) by
+  // beta_t x G_t^{-1}, computed as x - x W_t^T W_t, and, if scale is not
+  // null, sets *scale to sqrt(tr(X X^T) before / after) (1 if the input is
+  // all zero): the caller multiplies the scale into its learning rate. On the
+  // first call the estimate is initialized from this minibatch; the estimate
+  // is then updated from X on the calls chosen by the update period (every
+  // call for the first 11, then every update-period-th call).
+  void PreconditionDirections(CuMatrixBase<BaseFloat> *X, BaseFloat *scale);
+
+  // Read-only views of the state, for tests and diagnostics. NumCalls() is
+  // the number of calls so far (0: not initialized).
+  int32 NumCalls() const { return t_; }
+  const CuMatrix<BaseFloat> &W() const { return W_t_; }
+  const Vector<BaseFloat> &DiagD() const { return d_t_; }
+  BaseFloat Rho() const { return rho_t_; }
+  // True when the next call would update the estimate.
+  bool Updating() const;
+
+ private:
+  // Sets W_t_ to a fixed matrix with orthonormal rows scaled as if D_t and
+  // rho_t were epsilon; reduces the rank to dim - 1 if needed.
+  void InitDefault(int32 dim);
+  // InitDefault, then a few updates with X0 on a copy of this object.
+  void Init(const CuMatrixBase<BaseFloat> &X0);
+  // The learning rate of the estimate for a minibatch of n rows.
+  BaseFloat Eta(int32 n) const;
+  // Applies the current estimate to *X and, if updating, computes the next
+  // estimate from X. tr_x_xt is tr(X X^T) of the input.
+  void Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X);
+  // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
+  static void ComputeEt(const VectorBase<BaseFloat> &d, BaseFloat beta,
+                        Vector<BaseFloat> *e, Vector<BaseFloat> *sqrt_e,
+                        Vector<BaseFloat> *inv_sqrt_e);
+  // Restores orthonormal rows of R_{t+1} = E_{t+1}^{-1/2} W_{t+1}.
+  void Reorthogonalize(const VectorBase<BaseFloat> &d_t1, BaseFloat rho_t1,
+                       CuMatrix<BaseFloat> *W_t1) const;
+
+  int32 rank_;
+  int32 update_period_;
+  BaseFloat num_samples_history_;
+  BaseFloat alpha_;
+  BaseFloat epsilon_;   // absolute floor on rho_t and on D_t
+  BaseFloat delta_;     // floor on rho_t and D_t relative to max sqrt(c_t)
+  bool frozen_;
+  int32 t_;             // number of calls so far
+
+  CuMatrix<BaseFloat> W_t_;
+  BaseFloat rho_t_;
+  Vector<BaseFloat> d_t_;
+};
+
+}  // namespace nnet3
+
+#endif  // NNET3_NNET3_COMPONENTS_NATURAL_GRADIENT_ONLINE_H_
