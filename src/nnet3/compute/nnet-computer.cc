@@ -580,6 +580,15 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
           // Non-updatable components may keep statistics in Backprop.
           to_update = nnet_to_store_stats_->GetComponent(c.arg1);
         }
+      } else if (computation_.need_model_derivative &&
+                 nnet_to_store_stats_ != nullptr &&
+                 nnet_to_store_stats_ != nnet_to_update_ &&
+                 !(component->Properties() & kUpdatableComponent)) {
+        // Our compiler marks non-updatable components kBackpropNoModelUpdate
+        // where Kaldi's emits kBackprop. When statistics go to a network of
+        // their own (the trainer: the model itself), those components keep
+        // their Backprop statistics (oderiv-rms) there, as in Kaldi.
+        to_update = nnet_to_store_stats_->GetComponent(c.arg1);
       }
       const ComponentPrecomputedIndexes *indexes = GetPrecomputedIndexes(c.arg2);
       const CuSubMatrix<BaseFloat> in_value(GetSubMatrix(c.arg3));

@@ -1,0 +1,81 @@
+// bin/nnet3-combine.cc
+// Chooses, among the running averages of the given models (the first one
+// alone, the first two, ...), the one with the best objective on held-out
+// examples, and writes it (nnet3/train/nnet-combine.h).
+#include "bin/cli.h"
+#include "nnet3/egs/nnet-example.h"
+#include "nnet3/train/nnet-combine.h"
+#include "util/stream.h"
+#include "util/table.h"
+
+namespace nnet3 {
+
+int Nnet3Combine(int argc, char *argv[]) {
+  const char *usage =
+      "Using a subset of training or held-out examples, compute the "
+      "average over\n"
+      "the first n nnet3 models, choosing the n that maximizes the "
+      "objective\n"
+      "function.  Give the models in order, the most recent first.\n"
+      "\n"
+      "Usage:  nnet3-combine [options] <nnet-in1> <nnet-in2> ... "
+      "<nnet-inN> <valid-examples-in> <nnet-out>\n"
+      "\n"
+      "e.g.:\n"
+      " nnet3-combine 10.raw 9.raw 8.raw ark:valid.egs final.raw\n";
+  ParseOptions po(usage);
+  bool binary_write = true;
+  std::string use_gpu = "yes";
+  int32 max_objective_evaluations = 30;
+  NnetCombineOptions opts;
+  po.Register("binary", &binary_write, "Write output in binary mode");
+  po.Register("use-gpu", &use_gpu,
+              "yes|no|optional|wait; accepted for compatibility (this build "
+              "computes on the CPU)");
+  po.Register("max-objective-evaluations", &max_objective_evaluations,
+              "Accepted for compatibility with older scripts; not used.");
+  po.Register("batchnorm-test-mode", &opts.batchnorm_test_mode,
+              "If true, set test-mode to true on any BatchNormComponents "
+              "while evaluating objectives.");
+  po.Register("dropout-test-mode", &opts.dropout_test_mode,
+              "If true, set test-mode to true on any DropoutComponents and "
+              "DropoutMaskComponents while evaluating objectives.");
+  po.Read(argc, argv);
+  if (po.NumArgs() < 3) return UsageError(po);
+  const int32 num_nnets = po.NumArgs() - 2;
+  std::string examples_rspecifier = po.GetArg(num_nnets + 1),
+              nnet_wxfilename = po.GetArg(num_nnets + 2);
+
+  std::vector<NnetExample> egs;
+  {
+    SequentialNnetExampleReader example_reader(examples_rspecifier);
+    for (; !example_reader.Done(); example_reader.Next()) {
+      std::string io_name;
+      int32 row;
+      if (!ExampleIsFinite(example_reader.Value(), &io_name, &row))
+        NNET3_ERR << "Example " << example_reader.Key()
+                  << ": NaN or infinity in '" << io_name << "', row " << row;
+      egs.push_back(example_reader.Value());
+    }
+  }
+  if (egs.empty())
+    NNET3_ERR << "No examples read from " << examples_rspecifier;
+  Nnet nnet;
+  ReadKaldiObject(po.GetArg(1), &nnet);
+  NnetCombiner combiner(opts, egs, nnet);
+  for (int32 n = 1; n < num_nnets; n++) {
+    ReadKaldiObject(po.GetArg(1 + n), &nnet);
+    combiner.AddModel(nnet);
+  }
+  const Nnet &best = combiner.Finish();
+  WriteKaldiObject(best, nnet_wxfilename, binary_write);
+  NNET3_LOG << "Finished combining neural nets, wrote model to "
+            << nnet_wxfilename;
+  return 0;
+}
+
+}  // namespace nnet3
+
+int main(int argc, char *argv[]) {
+  return nnet3::RunTool(argc, argv, nnet3::Nnet3Combine);
+}

@@ -1,0 +1,277 @@
+// nnet3/train/nnet-trainer.cc
+#include "nnet3/train/nnet-trainer.h"
+
+#include <sys/stat.h>
+
+#include "nnet3/egs/example-utils.h"
+#include "nnet3/train/max-change.h"
+#include "nnet3/train/nnet-arith.h"
+#include "nnet3/train/objective.h"
+#include "util/stream.h"
+
+namespace nnet3 {
+
+void NnetTrainerOptions::Register(OptionsItf *opts) {
+  opts->Register("store-component-stats", &store_component_stats,
+                 "If true, store activations and derivatives for nonlinear "
+                 "components during training.");
+  opts->Register("zero-component-stats", &zero_component_stats,
+                 "If both this and --store-component-stats are true, then "
+                 "the component stats are zeroed before training.");
+  opts->Register("print-interval", &print_interval,
+                 "Interval (measured in minibatches) after which we print "
+                 "out objective function during training");
+  opts->Register("debug-computation", &debug_computation,
+                 "If true, turn on debug for the actual computation (very "
+                 "verbose!)");
+  opts->Register("momentum", &momentum,
+                 "Momentum constant to apply during training (help stabilize "
+                 "update).  e.g. 0.9.  Note: we automatically multiply the "
+                 "learning rate by (1-momentum) so that the 'effective' "
+                 "learning rate is the same as before (because momentum "
+                 "would normally increase the effective learning rate by "
+                 "1/(1-momentum))");
+  opts->Register("l2-regularize-factor", &l2_regularize_factor,
+                 "Factor that affects the strength of l2 regularization on "
+                 "model parameters.  The primary way to specify this type "
+                 "of l2 regularization is via the 'l2-regularize' "
+                 "configuration value at the config-file level.  "
+                 "--l2-regularize-factor will be multiplied by the "
+                 "component-level l2-regularize values and can be used to "
+                 "correct for effects related to parallelization by model "
+                 "averaging.");
+  opts->Register("batchnorm-stats-scale", &batchnorm_stats_scale,
+                 "Factor by which we scale down the accumulated stats of "
+                 "batchnorm layers after processing each minibatch.  Ensure "
+                 "that the final model we write out has batchnorm stats "
+                 "that are fairly fresh.");
+  opts->Register("max-param-change", &max_param_change,
+                 "The maximum change in parameters allowed per minibatch, "
+                 "measured in Euclidean norm over the entire model (change "
+                 "will be clipped to this value); 0 means no limit");
+  opts->Register("read-cache", &read_cache,
+                 "The location from which to read the cached computation.");
+  opts->Register("write-cache", &write_cache,
+                 "The location to which to write the cached computation.");
+  opts->Register("binary-write-cache", &binary_write_cache,
+                 "Write computation cache in binary mode");
+  ParseOptions optimization_opts("optimization", opts);
+  optimize_config.Register(&optimization_opts);
+  ParseOptions compiler_opts("compiler", opts);
+  compiler_config.Register(&compiler_opts);
+  ParseOptions compute_opts("computation", opts);
+  compute_config.Register(&compute_opts);
+}
+
+void NnetTrainerOptions::Check() const {
+  if (!(momentum >= 0.0 && momentum < 1.0))
+    NNET3_ERR << "--momentum must be in [0, 1), got " << momentum;
+  if (!(max_param_change >= 0.0))
+    NNET3_ERR << "--max-param-change must be >= 0, got " << max_param_change;
+  if (!(batchnorm_stats_scale >= 0.0 && batchnorm_stats_scale <= 1.0))
+    NNET3_ERR << "--batchnorm-stats-scale must be in [0, 1], got "
+              << batchnorm_stats_scale;
+  if (print_interval <= 0)
+    NNET3_ERR << "--print-interval must be > 0, got " << print_interval;
+  if (!(l2_regularize_factor >= 0.0))
+    NNET3_ERR << "--l2-regularize-factor must be >= 0, got "
+              << l2_regularize_factor;
+}
+
+// ---- ObjectiveFunctionInfo ------------------------------------------------
+
+void ObjectiveFunctionInfo::UpdateStats(const std::string &output_name,
+                                        int32 minibatches_per_phase,
+                                        int32 minibatch_counter,
+                                        BaseFloat this_minibatch_weight,
+                                        BaseFloat this_minibatch_tot_objf) {
+  int32 phase = minibatch_counter / minibatches_per_phase;
+  if (phase != current_phase) {
+    NNET3_ASSERT(phase > current_phase);
+    PrintStatsForThisPhase(output_name, minibatches_per_phase, phase);
+    current_phase = phase;
+    tot_weight_this_phase = 0.0;
+    tot_objf_this_phase = 0.0;
+    minibatches_this_phase = 0;
+  }
+  minibatches_this_phase++;
+  tot_weight_this_phase += this_minibatch_weight;
+  tot_objf_this_phase += this_minibatch_tot_objf;
+  tot_weight += this_minibatch_weight;
+  tot_objf += this_minibatch_tot_objf;
+}
+
+void ObjectiveFunctionInfo::PrintStatsForThisPhase(
+    const std::string &output_name, int32 minibatches_per_phase,
+    int32 phase) const {
+  int32 start = current_phase * minibatches_per_phase,
+        end = phase * minibatches_per_phase - 1;
+  BaseFloat avg = tot_objf_this_phase / tot_weight_this_phase;
+  if (minibatches_this_phase == minibatches_per_phase)
+    NNET3_LOG << "Average objective function for '" << output_name
+              << "' for minibatches " << start << '-' << end << " is "
+              << avg << " over " << tot_weight_this_phase << " frames.";
+  else
+    NNET3_LOG << "Average objective function for '" << output_name
+              << "' using " << minibatches_this_phase
+              << " minibatches in minibatch range " << start << '-' << end
+              << " is " << avg << " over " << tot_weight_this_phase
+              << " frames.";
+}
+
+bool ObjectiveFunctionInfo::PrintTotalStats(const std::string &name) const {
+  BaseFloat objf = tot_objf / tot_weight;
+  NNET3_LOG << "Overall average objective function for '" << name << "' is "
+            << objf << " over " << tot_weight << " frames.";
+  NNET3_LOG << "[this line is to be parsed by a script:] "
+            << "log-prob-per-frame=" << objf;
+  return tot_weight != 0.0;
+}
+
+// ---- helpers ---------------------------------------------------------------
+
+void ProvideInputs(const Nnet &nnet, const NnetExample &eg,
+                   NnetComputer *computer) {
+  for (const NnetIo &io : eg.io) {
+    int32 node = nnet.GetNodeIndex(io.name);
+    if (node < 0 || !nnet.IsInputNode(node)) continue;
+    CuMatrix<BaseFloat> feats;
+    io.features.GetMatrix(&feats);
+    computer->AcceptInput(io.name, &feats);
+  }
+}
+
+void CheckExampleDims(const Nnet &nnet, const NnetExample &eg) {
+  for (const NnetIo &io : eg.io) {
+    int32 node = nnet.GetNodeIndex(io.name);
+    if (node < 0) continue;  // GetComputationRequest reports these.
+    int32 dim = -1;
+    const char *kind = nullptr;
+    if (nnet.IsInputNode(node)) {
+      dim = nnet.InputDim(io.name);
+      kind = "input";
+    } else if (nnet.IsOutputNode(node)) {
+      dim = nnet.OutputDim(io.name);
+      kind = "output";
+    } else {
+      continue;
+    }
+    if (io.features.NumCols() != dim)
+      NNET3_ERR << "The example's '" << io.name << "' has dimension "
+                << io.features.NumCols() << " but the network's " << kind
+                << " node '" << io.name << "' has dimension " << dim;
+  }
+}
+
+// ---- NnetTrainer -------------------------------------------------------------
+
+NnetTrainer::NnetTrainer(const NnetTrainerOptions &config, Nnet *nnet)
+    : config_(config), nnet_(nnet),
+      compiler_(*nnet, config.optimize_config, config.compiler_config) {
+  config_.Check();
+  if (config_.debug_computation) config_.compute_config.debug = true;
+  if (config_.zero_component_stats) ZeroComponentStats(nnet_);
+  delta_nnet_.reset(new Nnet(*nnet_));
+  ScaleNnet(0.0, delta_nnet_.get());
+  num_max_change_per_component_applied_.assign(
+      NumUpdatableComponents(*delta_nnet_), 0);
+  if (!config_.read_cache.empty()) {
+    struct stat st;
+    if (ClassifyRxfilename(config_.read_cache) == kFileInput &&
+        stat(config_.read_cache.c_str(), &st) != 0) {
+      NNET3_WARN << "Could not open cached computation " << config_.read_cache
+                 << ". Probably this is the first training iteration.";
+    } else {
+      compiler_.ReadCacheFile(config_.read_cache);
+      NNET3_LOG << "Read computation cache from " << config_.read_cache;
+    }
+  }
+}
+
+NnetTrainer::~NnetTrainer() {}
+
+void NnetTrainer::WriteCache() const {
+  if (config_.write_cache.empty()) return;
+  compiler_.WriteCacheFile(config_.write_cache, config_.binary_write_cache);
+  NNET3_LOG << "Wrote computation cache to " << config_.write_cache;
+}
+
+void NnetTrainer::Train(const NnetExample &eg) {
+  CheckExampleDims(*nnet_, eg);
+  ComputationRequest request;
+  GetComputationRequest(*nnet_, eg, true, config_.store_component_stats,
+                        &request);
+  std::shared_ptr<const NnetComputation> computation =
+      compiler_.Compile(request);
+  {
+    // Statistics go to nnet_ itself; the gradient to delta_nnet_.
+    NnetComputer computer(config_.compute_config, *computation, nnet_,
+                          delta_nnet_.get());
+    ProvideInputs(*nnet_, eg, &computer);
+    computer.Run();
+    ProcessOutputs(eg, &computer);
+    computer.Run();
+  }
+  ApplyL2Regularization(
+      *nnet_, GetNumNvalues(eg.io) * config_.l2_regularize_factor,
+      delta_nnet_.get());
+  bool success = UpdateNnetWithMaxChange(
+      *delta_nnet_, config_.max_param_change, 1.0, 1.0 - config_.momentum,
+      nnet_, &num_max_change_per_component_applied_,
+      &num_max_change_global_applied_);
+  ScaleBatchnormStats(config_.batchnorm_stats_scale, nnet_);
+  ScaleNnet(success ? config_.momentum : 0.0, delta_nnet_.get());
+  num_minibatches_processed_++;
+}
+
+void NnetTrainer::ProcessOutputs(const NnetExample &eg,
+                                 NnetComputer *computer) {
+  for (const NnetIo &io : eg.io) {
+    int32 node = nnet_->GetNodeIndex(io.name);
+    NNET3_ASSERT(node >= 0);
+    if (!nnet_->IsOutputNode(node)) continue;
+    BaseFloat tot_weight, tot_objf;
+    ComputeObjectiveFunction(io.features,
+                             nnet_->GetNode(node).objective_type, io.name,
+                             true, computer, &tot_weight, &tot_objf);
+    objf_info_[io.name].UpdateStats(io.name, config_.print_interval,
+                                    num_minibatches_processed_, tot_weight,
+                                    tot_objf);
+  }
+}
+
+bool NnetTrainer::PrintTotalStats() const {
+  bool ans = false;
+  for (const auto &p : objf_info_)  // std::map: sorted by name
+    if (p.second.PrintTotalStats(p.first)) ans = true;
+  PrintMaxChangeStats();
+  return ans;
+}
+
+void NnetTrainer::PrintMaxChangeStats() const {
+  int32 i = 0;
+  for (int32 c = 0; c < delta_nnet_->NumComponents(); c++) {
+    if (!(delta_nnet_->GetComponent(c)->Properties() & kUpdatableComponent))
+      continue;
+    if (num_max_change_per_component_applied_[i] > 0)
+      NNET3_LOG << "For " << delta_nnet_->GetComponentName(c)
+                << ", per-component max-change was enforced "
+                << (100.0 * num_max_change_per_component_applied_[i]) /
+                       num_minibatches_processed_
+                << " % of the time.";
+    i++;
+  }
+  if (num_max_change_global_applied_ > 0)
+    NNET3_LOG << "The global max-change was enforced "
+              << (100.0 * num_max_change_global_applied_) /
+                     num_minibatches_processed_
+              << " % of the time.";
+}
+
+const ObjectiveFunctionInfo *NnetTrainer::GetObjective(
+    const std::string &name) const {
+  auto it = objf_info_.find(name);
+  return it == objf_info_.end() ? nullptr : &it->second;
+}
+
+}  // namespace nnet3

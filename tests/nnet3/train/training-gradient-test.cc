@@ -1,0 +1,230 @@
+// tests/nnet3/train/training-gradient-test.cc
+// Finite-difference checks of the whole training objective: for a network
+// holding each updatable component type (natural-gradient ones included,
+// their preconditioner off because the gradient network is a plain
+// gradient), the derivative that NnetComputeProb accumulates
+// (compute-deriv) must predict the change of the objective along a random
+// direction in that component's parameters:
+//   (F(theta + e d) - F(theta - e d)) / 2e  ~=  <grad, d>.
+// Linear (LogSoftmax + sparse targets) and quadratic objectives, with
+// temporal context in the network. Then one NnetTrainer step (plain SGD,
+// no max-change, no momentum) must equal theta + learning_rate * grad.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "base/random.h"
+#include "nnet3/egs/example-utils.h"
+#include "nnet3/testing/random-nnet.h"
+#include "nnet3/train/nnet-arith.h"
+#include "nnet3/train/nnet-diagnostics.h"
+#include "nnet3/train/nnet-trainer.h"
+
+namespace nnet3 {
+namespace {
+
+struct ComponentCase {
+  std::string name, line;  // line: "type=... <options>" for dim 6 -> 6
+};
+
+std::vector<ComponentCase> Cases() {
+  return {
+      {"Affine", "type=AffineComponent input-dim=6 output-dim=6"},
+      {"NaturalGradientAffine",
+       "type=NaturalGradientAffineComponent input-dim=6 output-dim=6"},
+      {"Linear", "type=LinearComponent input-dim=6 output-dim=6"},
+      {"PerElementScale",
+       "type=PerElementScaleComponent dim=6 param-mean=1.0 "
+       "param-stddev=0.5"},
+      {"NaturalGradientPerElementScale",
+       "type=NaturalGradientPerElementScaleComponent dim=6 param-mean=1.0 "
+       "param-stddev=0.5"},
+      {"PerElementOffset",
+       "type=PerElementOffsetComponent dim=6 param-mean=0.1 "
+       "param-stddev=0.3"},
+      {"ScaleAndOffset", "type=ScaleAndOffsetComponent dim=6"},
+      {"ConstantFunction",
+       "type=ConstantFunctionComponent input-dim=6 output-dim=6 "
+       "output-mean=0.2 output-stddev=0.5"},
+  };
+}
+
+// input (4) -> affine with context -1..1 -> tanh -> X -> sigmoid ->
+// affine -> [log-softmax] -> output.
+std::string Config(const ComponentCase &c, bool quadratic) {
+  std::string s =
+      "input-node name=input dim=4\n"
+      "component name=a1 type=AffineComponent input-dim=12 output-dim=6 "
+      "learning-rate=0.01\n"
+      "component-node name=a1 component=a1 "
+      "input=Append(Offset(input, -1), input, Offset(input, 1))\n"
+      "component name=t1 type=TanhComponent dim=6\n"
+      "component-node name=t1 component=t1 input=a1\n"
+      "component name=x " + c.line + " learning-rate=0.01\n"
+      "component-node name=x component=x input=t1\n"
+      "component name=s1 type=SigmoidComponent dim=6\n"
+      "component-node name=s1 component=s1 input=x\n"
+      "component name=a2 type=AffineComponent input-dim=6 output-dim=5 "
+      "learning-rate=0.01\n"
+      "component-node name=a2 component=a2 input=s1\n";
+  if (quadratic) {
+    s += "output-node name=output input=a2 objective=quadratic\n";
+  } else {
+    s += "component name=lsm type=LogSoftmaxComponent dim=5\n"
+         "component-node name=lsm component=lsm input=a2\n"
+         "output-node name=output input=lsm objective=linear\n";
+  }
+  return s;
+}
+
+// A minibatch of 3 sequences of 4 output frames.
+NnetExample MakeMinibatch(bool quadratic, RandomSource *rng) {
+  std::vector<NnetExample> egs;
+  for (int32 n = 0; n < 3; n++) {
+    NnetExample eg;
+    eg.io.push_back(NnetIo("input", -1, RandomGaussMatrix(6, 4, rng)));
+    if (quadratic) {
+      eg.io.push_back(NnetIo("output", 0, RandomGaussMatrix(4, 5, rng)));
+    } else {
+      Posterior post(4);
+      for (int32 t = 0; t < 4; t++) post[t] = {{rng->Int(0, 4), 1.0}};
+      eg.io.push_back(NnetIo("output", 5, 0, post));
+    }
+    egs.push_back(eg);
+  }
+  NnetExample merged;
+  MergeExamples(egs, false, &merged);
+  return merged;
+}
+
+double TotalObjective(const Nnet &nnet, const NnetExample &eg) {
+  NnetComputeProbOptions opts;
+  opts.compute_accuracy = false;
+  NnetComputeProb prob(opts, nnet);
+  prob.Compute(eg);
+  return prob.GetObjective("output")->tot_objective;
+}
+
+// A direction that is random in the parameters of component c only.
+Nnet Direction(const Nnet &nnet, int32 c) {
+  Nnet d(nnet);
+  ScaleNnet(0.0, &d);
+  UpdatableComponent *u =
+      dynamic_cast<UpdatableComponent *>(d.GetComponent(c));
+  u->PerturbParams(1.0);
+  return d;
+}
+
+void PrintTo(const ComponentCase &c, std::ostream *os) { *os << c.name; }
+
+class GradientTest
+    : public ::testing::TestWithParam<std::tuple<ComponentCase, bool> > {};
+
+TEST_P(GradientTest, FiniteDifferencesMatchGradient) {
+  const ComponentCase &cc = std::get<0>(GetParam());
+  bool quadratic = std::get<1>(GetParam());
+  Srand(7);
+  RandomSource rng(11);
+  Nnet nnet = NnetFromConfigString(Config(cc, quadratic));
+  NnetExample eg = MakeMinibatch(quadratic, &rng);
+
+  NnetComputeProbOptions opts;
+  opts.compute_deriv = true;
+  opts.compute_accuracy = false;
+  NnetComputeProb prob(opts, nnet);
+  prob.Compute(eg);
+  const Nnet &grad = prob.GetDeriv();
+
+  int32 checked = 0;
+  for (int32 c = 0; c < nnet.NumComponents(); c++) {
+    if (!(nnet.GetComponent(c)->Properties() & kUpdatableComponent))
+      continue;
+    Nnet dir = Direction(nnet, c);
+    double predicted = DotProduct(grad, dir);
+    // Central differences at two step sizes, combined (Richardson) so the
+    // third-order term cancels.
+    auto central = [&](double eps) {
+      Nnet plus(nnet), minus(nnet);
+      AddNnet(dir, eps, &plus);
+      AddNnet(dir, -eps, &minus);
+      return (TotalObjective(plus, eg) - TotalObjective(minus, eg)) /
+             (2 * eps);
+    };
+    double fd = (4.0 * central(1e-2) - central(2e-2)) / 3.0;
+    SCOPED_TRACE(nnet.GetComponentName(c));
+    if (cc.name == "ConstantFunction" && nnet.GetComponentName(c) == "a1") {
+      // Nothing downstream depends on a1: both derivatives are zero.
+      EXPECT_EQ(predicted, 0.0);
+      EXPECT_NEAR(fd, 0.0, 1e-3);
+    } else {
+      // The check is only informative if the directional derivative is
+      // not tiny.
+      EXPECT_GT(std::fabs(predicted), 5e-3) << "predicted " << predicted;
+      EXPECT_NEAR(fd, predicted, 0.02 * std::fabs(predicted) + 1e-3)
+          << "fd " << fd << " predicted " << predicted;
+    }
+    checked++;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
+  const ComponentCase &cc = std::get<0>(GetParam());
+  bool quadratic = std::get<1>(GetParam());
+  if (cc.name.find("NaturalGradient") == 0 || cc.name == "Linear")
+    GTEST_SKIP() << "the trainer preconditions " << cc.name
+                 << " updates (natural gradient)";
+  // Types that use natural gradient by default get a plain update here.
+  ComponentCase plain = cc;
+  if (cc.name == "ScaleAndOffset" || cc.name == "PerElementOffset" ||
+      cc.name == "ConstantFunction")
+    plain.line += " use-natural-gradient=false";
+  Srand(7);
+  RandomSource rng(12);
+  Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
+  NnetExample eg = MakeMinibatch(quadratic, &rng);
+  NnetComputeProbOptions opts;
+  opts.compute_deriv = true;
+  opts.compute_accuracy = false;
+  NnetComputeProb prob(opts, nnet);
+  prob.Compute(eg);
+  Nnet expected(nnet);
+  AddNnet(prob.GetDeriv(), 0.01, &expected);  // all learning rates 0.01
+
+  Nnet trained(nnet);
+  NnetTrainerOptions topts;
+  topts.max_param_change = 0.0;
+  {
+    NnetTrainer trainer(topts, &trained);
+    trainer.Train(eg);
+    const ObjectiveFunctionInfo *info = trainer.GetObjective("output");
+    ASSERT_NE(info, nullptr);
+    EXPECT_NEAR(info->tot_objf, prob.GetObjective("output")->tot_objective,
+                1e-4 * std::fabs(info->tot_objf));
+  }
+  Nnet diff(trained);
+  AddNnet(expected, -1.0, &diff);
+  Nnet change(trained);
+  AddNnet(nnet, -1.0, &change);
+  Vector<BaseFloat> diff2, change2;
+  ComponentDotProducts(diff, diff, &diff2);
+  ComponentDotProducts(change, change, &change2);
+  for (int32 i = 0; i < diff2.Dim(); i++) {
+    if (!(cc.name == "ConstantFunction" && i == 0)) {  // a1: no gradient
+      EXPECT_GT(change2(i), 0.0) << "component " << i << " did not change";
+    }
+    EXPECT_LT(std::sqrt(diff2(i)), 1e-4 * std::sqrt(change2(i)) + 1e-7)
+        << "component " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, GradientTest,
+    ::testing::Combine(::testing::ValuesIn(Cases()), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<ComponentCase, bool> > &i) {
+      return std::get<0>(i.param).name +
+             (std::get<1>(i.param) ? "_quadratic" : "_linear");
+    });
+
+}  // namespace
+}  // namespace nnet3
