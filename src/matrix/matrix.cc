@@ -875,23 +875,23 @@ bool MatrixBase<Real>::Equal(const MatrixBase<Real> &other) const {
 template <typename Real>
 Real TraceMatMat(const MatrixBase<Real> &A, const MatrixBase<Real> &B,
                  MatrixTransposeType trans) {
-  double sum = 0.0;
+  // One BLAS dot product per row of A, summed in Real, as Kaldi does (the
+  // trainer's max-change and the natural-gradient scale depend on these
+  // sums, so their rounding is part of matching Kaldi's numbers).
+  Real sum = 0;
   if (trans == kNoTrans) {
-    // trace(A B) = sum_{i,j} A(i,j) B(j,i)
+    // trace(A B) = sum_i (row i of A) . (column i of B)
     NNET3_ASSERT(A.NumCols() == B.NumRows() && A.NumRows() == B.NumCols());
     for (MatrixIndexT i = 0; i < A.NumRows(); i++)
-      for (MatrixIndexT j = 0; j < A.NumCols(); j++)
-        sum += static_cast<double>(A(i, j)) * B(j, i);
+      sum += blas::dot(A.NumCols(), A.RowData(i), 1, B.Data() + i,
+                       B.Stride());
   } else {
-    // trace(A B^T) = sum_{i,j} A(i,j) B(i,j)
+    // trace(A B^T) = sum_i (row i of A) . (row i of B)
     NNET3_ASSERT(SameDim(A, B));
-    for (MatrixIndexT i = 0; i < A.NumRows(); i++) {
-      const Real *a = A.RowData(i), *b = B.RowData(i);
-      for (MatrixIndexT j = 0; j < A.NumCols(); j++)
-        sum += static_cast<double>(a[j]) * b[j];
-    }
+    for (MatrixIndexT i = 0; i < A.NumRows(); i++)
+      sum += blas::dot(A.NumCols(), A.RowData(i), 1, B.RowData(i), 1);
   }
-  return static_cast<Real>(sum);
+  return sum;
 }
 
 template <typename Real>

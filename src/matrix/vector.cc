@@ -445,9 +445,11 @@ void VectorBase<Real>::AddDiagMat2(Real alpha, const MatrixBase<Real> &M,
 
 template <typename Real>
 Real VectorBase<Real>::Sum() const {
-  double sum = 0.0;
-  for (MatrixIndexT i = 0; i < dim_; i++) sum += data_[i];
-  return static_cast<Real>(sum);
+  // A BLAS dot product with a stride-0 vector of ones, as Kaldi computes it
+  // (same accumulation order and precision, hence the same rounding).
+  if (dim_ == 0) return 0;
+  const Real one = 1;
+  return blas::dot(dim_, data_, 1, &one, 0);
 }
 
 template <typename Real>
