@@ -1,0 +1,176 @@
+// tests/bench/train-bench.cc
+// Training benchmark (prints figures, asserts nothing). Trains the
+// benchmark TDNN (tests/data/bench/tdnn.config: natural-gradient affine +
+// ReLU + BatchNorm layers, 3000 log-softmax outputs) with NnetTrainer, as
+// nnet3-train does (store stats, max-change, natural gradient), on
+// generated egs: minibatches of M sequences x 8 output frames with the
+// network's context, random features and one random pdf per frame.
+// It prints frames per second and the ratio of the training time to the
+// time of the GEMMs alone that the same compiled computation implies:
+// per affine component, the forward product (rows x in) * (in x out), the
+// input-derivative product (when that derivative is computed) and the
+// parameter-gradient product (out x rows) * (rows x in). Training and
+// GEMM-only runs alternate; the best of each is compared.
+// Usage: train-bench [--config=PATH] [--minibatch=256] [--num-minibatches=8]
+//                    [--reps=2] [--threads=1]
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/log.h"
+#include "base/timer.h"
+#include "nnet3/egs/example-utils.h"
+#include "nnet3/egs/nnet-example.h"
+#include "nnet3/nnet/nnet-utils.h"
+#include "nnet3/train/nnet-trainer.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace nnet3 {
+namespace {
+
+struct GemmShape {
+  int32 m, k, n;  // (m x k) * (k x n)
+};
+
+bool IsAffineType(const Component &c) {
+  std::string type = c.Type();
+  return type.find("Affine") != std::string::npos || type == "LinearComponent";
+}
+
+// The products a training computation implies for its affine components.
+void TrainingGemmShapes(const Nnet &nnet, const NnetComputation &computation,
+                        std::vector<GemmShape> *shapes) {
+  for (const NnetComputation::Command &c : computation.commands) {
+    if (c.command_type != kPropagate && c.command_type != kBackprop &&
+        c.command_type != kBackpropNoModelUpdate)
+      continue;
+    const Component *comp = nnet.GetComponent(c.arg1);
+    if (!IsAffineType(*comp)) continue;
+    int32 in = comp->InputDim(), out = comp->OutputDim();
+    if (c.command_type == kPropagate) {
+      shapes->push_back({computation.submatrices[c.arg3].num_rows, in, out});
+      continue;
+    }
+    int32 rows = computation.submatrices[c.arg5].num_rows;
+    if (c.arg6 > 0) shapes->push_back({rows, out, in});  // input derivative
+    if (c.command_type == kBackprop)
+      shapes->push_back({out, rows, in});  // parameter gradient
+  }
+}
+
+double RunGemms(const std::vector<GemmShape> &shapes, int32 times) {
+  std::vector<Matrix<BaseFloat> > a, b, c;
+  for (const GemmShape &s : shapes) {
+    a.emplace_back(s.m, s.k);
+    a.back().SetRandn();
+    b.emplace_back(s.k, s.n);
+    b.back().SetRandn();
+    c.emplace_back(s.m, s.n);
+  }
+  Timer timer;
+  for (int32 i = 0; i < times; i++)
+    for (size_t j = 0; j < shapes.size(); j++)
+      c[j].AddMatMat(1.0, a[j], kNoTrans, b[j], kNoTrans, 0.0);
+  return timer.Elapsed();
+}
+
+// One merged minibatch of 'minibatch' 8-frame sequences with context.
+NnetExample MakeMinibatch(const Nnet &nnet, int32 minibatch, int32 left,
+                          int32 right, RandomSource *rng) {
+  int32 frames = 8, input_dim = nnet.InputDim("input"),
+        num_pdfs = nnet.OutputDim("output");
+  std::vector<NnetExample> egs(minibatch);
+  for (NnetExample &eg : egs) {
+    Matrix<BaseFloat> feats(left + frames + right, input_dim);
+    for (int32 r = 0; r < feats.NumRows(); r++)
+      for (int32 c = 0; c < input_dim; c++) feats(r, c) = rng->Gauss();
+    eg.io.push_back(NnetIo("input", -left, feats));
+    Posterior labels(frames);
+    for (auto &l : labels)
+      l.push_back(std::make_pair(rng->Int(0, num_pdfs - 1), 1.0f));
+    eg.io.push_back(NnetIo("output", num_pdfs, 0, labels));
+  }
+  NnetExample merged;
+  MergeExamples(egs, false, &merged);
+  return merged;
+}
+
+int Main(int argc, char *argv[]) {
+  std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
+  int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a.rfind("--config=", 0) == 0) config = a.substr(9);
+    else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
+    else if (a.rfind("--num-minibatches=", 0) == 0)
+      num_minibatches = atoi(a.c_str() + 18);
+    else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
+    else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
+    else {
+      fprintf(stderr, "Unknown option %s\n", a.c_str());
+      return 1;
+    }
+  }
+  openblas_set_num_threads(threads);
+  Nnet nnet;
+  {
+    std::ifstream is(config);
+    if (!is) {
+      fprintf(stderr, "Cannot open %s\n", config.c_str());
+      return 1;
+    }
+    nnet.ReadConfig(is, config);
+  }
+  int32 left, right;
+  ComputeSimpleNnetContext(nnet, &left, &right);
+  RandomSource rng(3);
+  std::vector<NnetExample> minibatches;
+  for (int32 i = 0; i < num_minibatches; i++)
+    minibatches.push_back(MakeMinibatch(nnet, minibatch, left, right, &rng));
+  int64 frames_per_pass = static_cast<int64>(num_minibatches) * minibatch * 8;
+  printf("train-bench: TDNN, %d minibatches of %d x 8 frames (context %d/%d), "
+         "%d BLAS thread(s), best of %d\n", num_minibatches, minibatch, left,
+         right, threads, reps);
+
+  // The GEMM shapes of the optimized training computation.
+  ComputationRequest request;
+  GetComputationRequest(nnet, minibatches[0], true, true, &request);
+  CachingOptimizingCompiler compiler(nnet);
+  std::shared_ptr<const NnetComputation> computation =
+      compiler.Compile(request);
+  std::vector<GemmShape> shapes;
+  TrainingGemmShapes(nnet, *computation, &shapes);
+  double flops = 0;
+  for (const GemmShape &s : shapes) flops += 2.0 * s.m * s.k * s.n;
+  printf("  %zu GEMMs per minibatch, %.1f GFLOP\n", shapes.size(), flops / 1e9);
+
+  NnetTrainerOptions opts;
+  double best_train = 1e30, best_gemm = 1e30;
+  SetVerboseLevel(-1);  // no per-minibatch logging
+  for (int32 rep = 0; rep < reps; rep++) {
+    Nnet model(nnet);
+    {
+      NnetTrainer trainer(opts, &model);
+      trainer.Train(minibatches[0]);  // compilation and first-call effects
+      Timer timer;
+      for (const NnetExample &eg : minibatches) trainer.Train(eg);
+      best_train = std::min(best_train, timer.Elapsed());
+    }
+    best_gemm = std::min(best_gemm, RunGemms(shapes, num_minibatches));
+  }
+  SetVerboseLevel(0);
+  printf("  training:  %.3f s  %.1f frames/s\n", best_train,
+         frames_per_pass / best_train);
+  printf("  GEMM-only: %.3f s  %.1f frames/s (%.1f GFLOP/s)\n", best_gemm,
+         frames_per_pass / best_gemm, flops * num_minibatches / best_gemm / 1e9);
+  printf("  ratio training / GEMM-only: %.3f\n", best_train / best_gemm);
+  return 0;
+}
+
+}  // namespace
+}  // namespace nnet3
+
+int main(int argc, char *argv[]) { return nnet3::Main(argc, argv); }
