@@ -8,8 +8,8 @@
 //   int32 Dim() const;
 //   bool NeedRawLogEnergy() const;
 //   const FrameExtractionOptions &GetFrameOptions() const;
-//   void Compute(float raw_log_energy, float vtln_warp, double *frame,
-//                float *feature);     frame: PaddedWindowSize() doubles,
+//   void Compute(float raw_log_energy, float vtln_warp, float *frame,
+//                float *feature);     frame: PaddedWindowSize() floats,
 //                                     used as workspace; feature: Dim()
 // FeatureExtractor is the type-erased face the tools use.
 // Invariants: the output has NumFrames(samples) rows and Dim() columns
@@ -101,7 +101,7 @@ class OfflineFeatureTpl : public FeatureExtractor {
  private:
   C computer_;
   FeatureWindowFunction window_function_;
-  std::vector<double> frame_;
+  std::vector<float> frame_;
 };
 
 }  // namespace nnet3

@@ -5,6 +5,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "matrix/blas.h"
+
 namespace nnet3 {
 
 void FbankOptions::Register(OptionsItf *opts) {
@@ -45,36 +47,29 @@ FbankComputer::FbankComputer(const FbankOptions &opts)
       fft_(opts.frame_opts.PaddedWindowSize()) {
   if (opts_.energy_floor > 0.0f)
     log_energy_floor_ = std::log(opts_.energy_floor);
-  power_.resize(opts_.frame_opts.PaddedWindowSize() / 2 + 1);
   mel_.resize(opts_.mel_opts.num_bins);
   banks_.Get(1.0f);  // checks the mel options now
 }
 
 void FbankComputer::Compute(float raw_log_energy, float vtln_warp,
-                            double *frame, float *feature) {
+                            float *frame, float *feature) {
   const MelBanks &banks = banks_.Get(vtln_warp);
   const int32 n = opts_.frame_opts.PaddedWindowSize();
   float log_energy = raw_log_energy;
-  if (opts_.use_energy && !opts_.raw_energy) {
-    double e = 0.0;
-    for (int32 i = 0; i < n; i++) e += frame[i] * frame[i];
-    log_energy = static_cast<float>(
-        std::log(std::max(e, static_cast<double>(FLT_EPSILON))));
-  }
-  fft_.PowerSpectrum(frame, power_.data());
+  if (opts_.use_energy && !opts_.raw_energy)
+    log_energy = std::log(std::max(blas::dot(n, frame, 1, frame, 1),
+                                   FLT_EPSILON));
+  fft_.Compute(frame);
+  PackedPowerSpectrum(frame, n);
   if (!opts_.use_power)
-    for (double &p : power_) p = std::sqrt(p);
-  banks.Compute(power_.data(), mel_.data());
+    for (int32 k = 0; k <= n / 2; k++) frame[k] = std::sqrt(frame[k]);
   const int32 num_bins = opts_.mel_opts.num_bins;
   const int32 mel_offset = (opts_.use_energy && !opts_.htk_compat) ? 1 : 0;
   float *out = feature + mel_offset;
-  if (opts_.use_log_fbank) {
+  banks.Compute(frame, out);
+  if (opts_.use_log_fbank)
     for (int32 b = 0; b < num_bins; b++)
-      out[b] = static_cast<float>(
-          std::log(std::max(mel_[b], static_cast<double>(FLT_EPSILON))));
-  } else {
-    for (int32 b = 0; b < num_bins; b++) out[b] = static_cast<float>(mel_[b]);
-  }
+      out[b] = std::log(std::max(out[b], FLT_EPSILON));
   if (opts_.use_energy) {
     if (opts_.energy_floor > 0.0f && log_energy < log_energy_floor_)
       log_energy = log_energy_floor_;

@@ -7,6 +7,8 @@
 //   with --htk-compat) holds the log energy: the raw one (before
 //   pre-emphasis and windowing) by default, else that of the windowed
 //   frame; both floored at log(--energy-floor) when that is > 0.
+// Every step is float, in Kaldi's order and with its BLAS calls (see
+// docs/feat.md), so that the output matches Kaldi's to float rounding.
 // Invariant: Dim() = num-mel-bins + (use-energy ? 1 : 0).
 #ifndef NNET3_FEAT_FEATURE_FBANK_H_
 #define NNET3_FEAT_FEATURE_FBANK_H_
@@ -59,7 +61,7 @@ class FbankComputer {
   const FrameExtractionOptions &GetFrameOptions() const {
     return opts_.frame_opts;
   }
-  void Compute(float raw_log_energy, float vtln_warp, double *frame,
+  void Compute(float raw_log_energy, float vtln_warp, float *frame,
                float *feature);
 
  private:
@@ -67,7 +69,7 @@ class FbankComputer {
   float log_energy_floor_ = 0.0f;
   MelBanksCache banks_;
   RealFft fft_;
-  std::vector<double> power_, mel_;
+  std::vector<float> mel_;
 };
 
 typedef OfflineFeatureTpl<FbankComputer> Fbank;

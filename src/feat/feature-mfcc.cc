@@ -5,6 +5,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "matrix/blas.h"
+
 namespace nnet3 {
 
 void MfccOptions::Register(OptionsItf *opts) {
@@ -43,37 +45,37 @@ MfccComputer::MfccComputer(const MfccOptions &opts)
       fft_(opts.frame_opts.PaddedWindowSize()) {
   if (opts_.energy_floor > 0.0f)
     log_energy_floor_ = std::log(opts_.energy_floor);
-  ComputeDctMatrix(opts_.num_ceps, opts_.mel_opts.num_bins, &dct_);
+  // Rows padded to a multiple of four floats, as Kaldi's matrices are.
+  const int32 num_bins = opts_.mel_opts.num_bins;
+  dct_stride_ = (num_bins + 3) / 4 * 4;
+  ComputeDctMatrix(opts_.num_ceps, num_bins, dct_stride_, &dct_);
   if (opts_.cepstral_lifter != 0.0f)
     ComputeLifterCoeffs(opts_.cepstral_lifter, opts_.num_ceps, &lifter_);
-  power_.resize(opts_.frame_opts.PaddedWindowSize() / 2 + 1);
-  mel_.resize(opts_.mel_opts.num_bins);
+  mel_.resize(num_bins);
   banks_.Get(1.0f);
 }
 
 void MfccComputer::Compute(float raw_log_energy, float vtln_warp,
-                           double *frame, float *feature) {
+                           float *frame, float *feature) {
   const MelBanks &banks = banks_.Get(vtln_warp);
   const int32 n = opts_.frame_opts.PaddedWindowSize();
   float log_energy = raw_log_energy;
-  if (opts_.use_energy && !opts_.raw_energy) {
-    double e = 0.0;
-    for (int32 i = 0; i < n; i++) e += frame[i] * frame[i];
-    log_energy = static_cast<float>(
-        std::log(std::max(e, static_cast<double>(FLT_EPSILON))));
-  }
-  fft_.PowerSpectrum(frame, power_.data());
-  banks.Compute(power_.data(), mel_.data());
+  if (opts_.use_energy && !opts_.raw_energy)
+    log_energy = std::log(std::max(blas::dot(n, frame, 1, frame, 1),
+                                   FLT_EPSILON));
+  fft_.Compute(frame);
+  PackedPowerSpectrum(frame, n);
+  banks.Compute(frame, mel_.data());
   const int32 num_bins = opts_.mel_opts.num_bins, num_ceps = opts_.num_ceps;
   for (int32 b = 0; b < num_bins; b++)
-    mel_[b] = std::log(std::max(mel_[b], static_cast<double>(FLT_EPSILON)));
-  for (int32 k = 0; k < num_ceps; k++) {
-    const double *row = &dct_[static_cast<size_t>(k) * num_bins];
-    double sum = 0.0;
-    for (int32 b = 0; b < num_bins; b++) sum += row[b] * mel_[b];
-    if (!lifter_.empty()) sum *= lifter_[k];
-    feature[k] = static_cast<float>(sum);
-  }
+    mel_[b] = std::log(std::max(mel_[b], FLT_EPSILON));
+  // Zeroed first: with beta = 0 some BLAS versions still multiply the old
+  // contents (an uninitialized NaN would survive).
+  std::fill(feature, feature + num_ceps, 0.0f);
+  blas::gemv(kNoTrans, num_ceps, num_bins, 1.0f, dct_.data(), dct_stride_,
+             mel_.data(), 1, 0.0f, feature, 1);
+  if (!lifter_.empty())
+    for (int32 k = 0; k < num_ceps; k++) feature[k] *= lifter_[k];
   if (opts_.use_energy) {
     if (opts_.energy_floor > 0.0f && log_energy < log_energy_floor_)
       log_energy = log_energy_floor_;
@@ -82,7 +84,7 @@ void MfccComputer::Compute(float raw_log_energy, float vtln_warp,
   if (opts_.htk_compat) {
     float c0 = feature[0];
     for (int32 k = 0; k + 1 < num_ceps; k++) feature[k] = feature[k + 1];
-    if (!opts_.use_energy) c0 *= static_cast<float>(M_SQRT2);
+    if (!opts_.use_energy) c0 = static_cast<float>(c0 * M_SQRT2);
     feature[num_ceps - 1] = c0;
   }
 }

@@ -7,7 +7,8 @@
 //   -> with --use-energy, C0 replaced by the log energy (raw by default;
 //   floored at log(--energy-floor) when that is > 0).
 // With --htk-compat the first coefficient moves to the end (scaled by
-// sqrt(2) when it is C0 rather than the energy).
+// sqrt(2) when it is C0 rather than the energy). Computed in float with
+// Kaldi's operation order and BLAS calls (the DCT is one cblas_sgemv).
 // Invariant: Dim() = num-ceps <= num-mel-bins.
 #ifndef NNET3_FEAT_FEATURE_MFCC_H_
 #define NNET3_FEAT_FEATURE_MFCC_H_
@@ -42,7 +43,7 @@ class MfccComputer {
   const FrameExtractionOptions &GetFrameOptions() const {
     return opts_.frame_opts;
   }
-  void Compute(float raw_log_energy, float vtln_warp, double *frame,
+  void Compute(float raw_log_energy, float vtln_warp, float *frame,
                float *feature);
 
  private:
@@ -50,9 +51,10 @@ class MfccComputer {
   float log_energy_floor_ = 0.0f;
   MelBanksCache banks_;
   RealFft fft_;
-  std::vector<double> dct_;     // num_ceps x num_bins, row-major
-  std::vector<double> lifter_;  // empty when cepstral_lifter == 0
-  std::vector<double> power_, mel_;
+  int32 dct_stride_ = 0;
+  std::vector<float> dct_;     // num_ceps x num_bins, row stride dct_stride_
+  std::vector<float> lifter_;  // empty when cepstral_lifter == 0
+  std::vector<float> mel_;
 };
 
 typedef OfflineFeatureTpl<MfccComputer> Mfcc;

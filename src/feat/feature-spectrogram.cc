@@ -5,6 +5,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "matrix/blas.h"
+
 namespace nnet3 {
 
 void SpectrogramOptions::Register(OptionsItf *opts) {
@@ -31,31 +33,23 @@ SpectrogramComputer::SpectrogramComputer(const SpectrogramOptions &opts)
       fft_(opts.frame_opts.PaddedWindowSize()) {
   if (opts_.energy_floor > 0.0f)
     log_energy_floor_ = std::log(opts_.energy_floor);
-  int32 n = opts_.frame_opts.PaddedWindowSize();
-  out_.resize(n + 2);
 }
 
 void SpectrogramComputer::Compute(float raw_log_energy, float,
-                                  double *frame, float *feature) {
+                                  float *frame, float *feature) {
   const int32 n = opts_.frame_opts.PaddedWindowSize();
   float log_energy = raw_log_energy;
-  if (!opts_.raw_energy) {
-    double e = 0.0;
-    for (int32 i = 0; i < n; i++) e += frame[i] * frame[i];
-    log_energy = static_cast<float>(
-        std::log(std::max(e, static_cast<double>(FLT_EPSILON))));
-  }
+  if (!opts_.raw_energy)
+    log_energy = std::log(std::max(blas::dot(n, frame, 1, frame, 1),
+                                   FLT_EPSILON));
+  fft_.Compute(frame);
   if (opts_.return_raw_fft) {
-    fft_.Compute(frame, out_.data());
-    feature[0] = static_cast<float>(out_[0]);
-    feature[1] = static_cast<float>(out_[n]);
-    for (int32 i = 2; i < n; i++) feature[i] = static_cast<float>(out_[i]);
+    std::copy(frame, frame + n, feature);
     return;
   }
-  fft_.PowerSpectrum(frame, out_.data());
+  PackedPowerSpectrum(frame, n);
   for (int32 k = 0; k <= n / 2; k++)
-    feature[k] = static_cast<float>(
-        std::log(std::max(out_[k], static_cast<double>(FLT_EPSILON))));
+    feature[k] = std::log(std::max(frame[k], FLT_EPSILON));
   if (opts_.energy_floor > 0.0f && log_energy < log_energy_floor_)
     log_energy = log_energy_floor_;
   feature[0] = log_energy;

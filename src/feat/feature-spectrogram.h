@@ -5,6 +5,7 @@
 // windowing, by default; floored at log(--energy-floor) when that is > 0).
 // With --return-raw-fft the output is instead the FFT itself in Kaldi's
 // packed layout: re(0), re(n/2), then re(k), im(k) for k = 1 .. n/2 - 1.
+// Computed in float, as Kaldi does.
 // Invariant: Dim() = fft_size/2 + 1 (fft_size with --return-raw-fft).
 #ifndef NNET3_FEAT_FEATURE_SPECTROGRAM_H_
 #define NNET3_FEAT_FEATURE_SPECTROGRAM_H_
@@ -37,14 +38,13 @@ class SpectrogramComputer {
     return opts_.frame_opts;
   }
   // vtln_warp is ignored (spectrograms have no mel warping).
-  void Compute(float raw_log_energy, float vtln_warp, double *frame,
+  void Compute(float raw_log_energy, float vtln_warp, float *frame,
                float *feature);
 
  private:
   SpectrogramOptions opts_;
   float log_energy_floor_ = 0.0f;
   RealFft fft_;
-  std::vector<double> out_;
 };
 
 typedef OfflineFeatureTpl<SpectrogramComputer> Spectrogram;

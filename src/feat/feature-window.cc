@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "feat/fft.h"
+#include "matrix/blas.h"
 
 namespace nnet3 {
 
@@ -230,8 +231,8 @@ double DitherSource::Gauss() {
   return Tail(hz, iz);
 }
 
-void DitherSource::AddNoise(double scale, double *data, int32 n) {
-  for (int32 i = 0; i < n; i++) data[i] += scale * Gauss();
+void DitherSource::AddNoise(float scale, float *data, int32 n) {
+  for (int32 i = 0; i < n; i++) data[i] += static_cast<float>(Gauss()) * scale;
 }
 
 uint64 UtteranceSeed(int32 seed, const std::string &key) {
@@ -248,13 +249,12 @@ uint64 UtteranceSeed(int32 seed, const std::string &key) {
 void ExtractWindow(const float *wave, int64 num_samples, int32 f,
                    const FrameExtractionOptions &opts,
                    const FeatureWindowFunction &window_function,
-                   DitherSource *dither, double *window, float *log_energy) {
+                   DitherSource *dither, float *window, float *log_energy) {
   const int32 length = opts.WindowSize(), padded = opts.PaddedWindowSize();
   NNET3_ASSERT(num_samples > 0);
   int64 start = FirstSampleOfFrame(f, opts);
   if (start >= 0 && start + length <= num_samples) {
-    const float *src = wave + start;
-    for (int32 s = 0; s < length; s++) window[s] = src[s];
+    std::memcpy(window, wave + start, sizeof(float) * length);
   } else {
     // Reflect at the edges: -1 -> 0, -2 -> 1; n -> n-1, n+1 -> n-2
     // (repeatedly, for audio shorter than a frame).
@@ -267,27 +267,23 @@ void ExtractWindow(const float *wave, int64 num_samples, int32 f,
       window[s] = wave[j];
     }
   }
-  for (int32 s = length; s < padded; s++) window[s] = 0.0;
+  for (int32 s = length; s < padded; s++) window[s] = 0.0f;
 
   if (opts.dither != 0.0f) {
     NNET3_ASSERT(dither != nullptr);
     dither->AddNoise(opts.dither, window, length);
   }
   if (opts.remove_dc_offset) {
-    double sum = 0.0;
-    for (int32 s = 0; s < length; s++) sum += window[s];
-    double mean = sum / length;
-    for (int32 s = 0; s < length; s++) window[s] -= mean;
+    const float one = 1.0f;
+    float offset = -blas::dot(length, window, 1, &one, 0) / length;
+    for (int32 s = 0; s < length; s++) window[s] += offset;
   }
   if (log_energy != nullptr) {
-    double energy = 0.0;
-    for (int32 s = 0; s < length; s++)
-      energy += window[s] * window[s];
-    *log_energy = static_cast<float>(
-        std::log(std::max(energy, static_cast<double>(FLT_EPSILON))));
+    float energy = blas::dot(length, window, 1, window, 1);
+    *log_energy = std::log(std::max(energy, FLT_EPSILON));
   }
   if (opts.preemph_coeff != 0.0f) {
-    const double c = opts.preemph_coeff;
+    const float c = opts.preemph_coeff;
     for (int32 s = length - 1; s > 0; s--) window[s] -= c * window[s - 1];
     window[0] -= c * window[0];
   }

@@ -10,6 +10,7 @@
 // pure function of the samples and options. Dithering draws from a
 // DitherSource owned by the caller, so a seeded source gives repeatable
 // features (Kaldi's noise is not reproducible and is not imitated).
+// Everything after reading the samples is float, as in Kaldi.
 #ifndef NNET3_FEAT_FEATURE_WINDOW_H_
 #define NNET3_FEAT_FEATURE_WINDOW_H_
 
@@ -88,8 +89,9 @@ class DitherSource {
  public:
   explicit DitherSource(uint64 seed = 0) { Seed(seed); }
   void Seed(uint64 seed);
-  // Adds scale * N(0, 1) to each of the n values.
-  void AddNoise(double scale, double *data, int32 n);
+  // Adds N(0, 1) * scale to each of the n values (the normal value
+  // rounded to float, product and sum in float).
+  void AddNoise(float scale, float *data, int32 n);
   // One standard normal value.
   double Gauss();
 
@@ -105,13 +107,16 @@ class DitherSource {
 uint64 UtteranceSeed(int32 seed, const std::string &key);
 
 // Extracts frame f of wave[0 .. num_samples) into window (PaddedWindowSize()
-// doubles; all processing is in double) and processes it as described at the top. If log_energy is not
-// null, it receives log(max(sum of squares after DC removal, FLT_EPSILON)).
+// floats) and processes it as described at the top, in float with Kaldi's
+// operation order: the frame sum for the DC offset and the energy are BLAS
+// dot products (cblas_sdot; the sum as a dot product with a stride-0 one),
+// as in Kaldi. If log_energy is not null, it receives
+// log(max(sum of squares after DC removal, FLT_EPSILON)).
 // dither may be null when opts.dither == 0.
 void ExtractWindow(const float *wave, int64 num_samples, int32 f,
                    const FrameExtractionOptions &opts,
                    const FeatureWindowFunction &window_function,
-                   DitherSource *dither, double *window, float *log_energy);
+                   DitherSource *dither, float *window, float *log_energy);
 
 }  // namespace nnet3
 

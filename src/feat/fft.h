@@ -1,21 +1,35 @@
 // feat/fft.h
-// Our own discrete Fourier transforms for feature extraction (no external
-// FFT library):
-//   ComplexFft  any size n >= 1. Powers of two use an iterative radix-2
-//               decimation-in-time transform with per-stage twiddle tables
-//               (contiguous, so every stage reads them in order); other
-//               sizes use Bluestein's chirp-z algorithm on top of a
-//               power-of-two transform, so every size is O(n log n).
-//   RealFft     any even size n: one complex transform of size n/2 on the
-//               even/odd samples packed as real/imaginary parts, then the
-//               standard split into the n/2 + 1 bins of the real signal.
-// All arithmetic is in double: features are computed from float samples,
-// and double keeps the transform's own rounding far below the float
-// rounding of the input (Kaldi computes in float; see docs/feat.md).
-// Sign convention: X[k] = sum_j x[j] exp(-2 pi i j k / n) (forward), and
-// Inverse() is the unscaled transform with the opposite sign.
-// Objects hold workspace, so one object must not be used by two threads at
-// once; copies are independent.
+// The FFTs of feature extraction, in float. Kaldi computes features in
+// float; a transform with another operation order (or in double) differs
+// from its output by float rounding, and on spectral bins far below the
+// frame's energy that is more than the conformance tolerance. So these
+// classes use Kaldi's algorithms with the same float operations in the same
+// order (our code; the algorithms are described in docs/feat.md):
+//   SplitRadixFft  complex, n = 2^k points, real and imaginary parts in
+//                  separate arrays: the recursive split-radix decimation in
+//                  frequency (one half-size and two quarter-size transforms
+//                  per level, the quarters rotated by w^j and w^3j with
+//                  three real multiplications each, twiddles cos/sin of
+//                  float angles in float), then the bit-reversal
+//                  permutation.
+//   MixedRadixFft  complex, any n >= 1, interleaved (re, im): n is split
+//                  into its prime factors in increasing order; each level
+//                  of size N = P Q permutes the data into P sub-sequences,
+//                  transforms them recursively (size Q), and combines them
+//                  with direct P-point sums whose rotations are float
+//                  recurrences (as Kaldi's general-size FFT does).
+//   RealFft        real, any even n >= 2: the complex transform of the n/2
+//                  (even, odd) sample pairs (split radix when n is a power
+//                  of two, else mixed radix), then the split into bins
+//                  with the rotation exp(-2 pi i k / n) advanced by one
+//                  float complex multiplication per bin. Output packed as
+//                  Kaldi packs it, n floats:
+//                  [Re X0, Re X(n/2), Re X1, Im X1, ..., Im X(n/2-1)].
+// Sign convention: forward X[k] = sum_j x[j] exp(-2 pi i j k / n); the
+// inverse complex transforms use the opposite sign and do not scale.
+// Invariants: tables are immutable after construction; Compute()/Forward()
+// use the object's workspace, so one object must not be used by two
+// threads at once (copies are independent).
 #ifndef NNET3_FEAT_FFT_H_
 #define NNET3_FEAT_FFT_H_
 
@@ -26,60 +40,71 @@
 
 namespace nnet3 {
 
-class ComplexFft {
+class SplitRadixFft {
  public:
-  // n >= 1.
-  explicit ComplexFft(int32 n);
-  ComplexFft(const ComplexFft &other);
-  ComplexFft &operator=(const ComplexFft &other);
-  ~ComplexFft();
-
+  // n a power of two, n >= 1.
+  explicit SplitRadixFft(int32 n);
   int32 Size() const { return n_; }
-  // In place; data holds n complex numbers as (re, im) pairs.
-  void Forward(double *data);
-  void Inverse(double *data);
+  // In place on n real parts re[] and n imaginary parts im[].
+  void Forward(float *re, float *im) const;
+  // The opposite sign: the forward transform with re and im exchanged.
+  void Inverse(float *re, float *im) const { Forward(im, re); }
 
  private:
-  void PowerOfTwo(double *data, bool inverse) const;
-  void Bluestein(double *data, bool inverse);
+  // The constants of index j of one level of size m (j = 1 .. m/4 - 1,
+  // j != m/8), for a = 2 pi j / m and for 3a.
+  struct Twiddle {
+    float c1, sum1, diff1;  // cos a, -(sin a + cos a), sin a - cos a
+    float c3, sum3, diff3;
+  };
+  void Transform(float *re, float *im, int32 log_size) const;
 
-  int32 n_ = 0;
-  bool pow2_ = false;
-  // Power-of-two case: bit-reversal permutation (pairs to swap) and the
-  // twiddles of every stage, stage with half-span h at offset 2 * (h - 1).
-  std::vector<int32> swaps_;
-  std::vector<double> twiddles_;
-  // Bluestein case: the chirp exp(-i pi j^2 / n), the transformed
-  // convolution kernel, the inner power-of-two transform and workspace.
-  std::vector<double> chirp_;
-  std::vector<double> kernel_fft_;
-  std::unique_ptr<ComplexFft> inner_;
-  std::vector<double> work_;
+  int32 n_ = 0, log_n_ = 0;
+  // levels_[k]: the twiddles of the level of size 2^(k + 4).
+  std::vector<std::vector<Twiddle> > levels_;
+  std::vector<int32> swaps_;  // bit-reversal pairs
+};
+
+class MixedRadixFft {
+ public:
+  // n >= 1.
+  explicit MixedRadixFft(int32 n);
+  int32 Size() const { return n_; }
+  // In place on n complex values stored as (re, im) pairs.
+  void Forward(float *data) { Run(data, 1, n_, 0, -1); }
+  void Inverse(float *data) { Run(data, 1, n_, 0, +1); }
+
+ private:
+  // count transforms of size n, stored one after another, using the
+  // factors from index f on.
+  void Run(float *data, int32 count, int32 n, size_t f, int sign);
+
+  int32 n_;
+  std::vector<int32> factors_;  // prime factors of n, increasing
+  std::vector<float> work_;
 };
 
 class RealFft {
  public:
   // n even, n >= 2.
   explicit RealFft(int32 n);
-
+  RealFft(const RealFft &other);
+  RealFft &operator=(const RealFft &other) = delete;
   int32 Size() const { return n_; }
-  // Transforms n real values; out receives the bins 0 .. n/2 as (re, im)
-  // pairs (n + 2 doubles; the imaginary parts of bins 0 and n/2 are 0).
-  void Compute(const double *in, double *out);
-  // |X[k]|^2 for k = 0 .. n/2 (n/2 + 1 values) of n samples.
-  void PowerSpectrum(const double *in, double *power);
+  // In place: n real samples in, the packed spectrum (layout above) out.
+  void Compute(float *data);
 
  private:
-  // Packs n samples as n/2 complex values in work_, transforms them, and
-  // writes bin k (k = 0 .. n/2) through emit(k, re, im).
-  template <class Emit>
-  void Run(Emit emit);
-
   int32 n_;
-  ComplexFft half_;
-  std::vector<double> rotation_;  // exp(-2 pi i k / n), k = 0 .. n/2
-  std::vector<double> work_;      // n doubles
+  std::unique_ptr<SplitRadixFft> split_radix_;  // n a power of two
+  std::unique_ptr<MixedRadixFft> mixed_radix_;  // other sizes
+  float root_re_ = 1.0f, root_im_ = 0.0f;  // exp(-2 pi i / n), in float
+  std::vector<float> re_, im_;
 };
+
+// |X[k]|^2 for k = 0 .. n/2 of a packed spectrum of n points, in float and
+// in place: data[k] receives bin k (data[n/2 + 1 ..] keeps its values).
+void PackedPowerSpectrum(float *data, int32 n);
 
 // True if n is a power of two (n >= 1).
 inline bool IsPowerOfTwo(int64 n) { return n > 0 && (n & (n - 1)) == 0; }

@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "feat/feature-window.h"
+#include "matrix/blas.h"
 
 namespace nnet3 {
 
@@ -143,34 +144,34 @@ MelBanks::MelBanks(const MelBanksOptions &opts,
   }
 }
 
-void MelBanks::Compute(const double *power, double *out) const {
+void MelBanks::Compute(const float *power, float *out) const {
   const int32 num_bins = NumBins();
   for (int32 b = 0; b < num_bins; b++) {
-    const float *w = weights_[b].data();
-    const double *p = power + offsets_[b];
     const int32 n = static_cast<int32>(weights_[b].size());
-    double sum = 0.0;
-    for (int32 i = 0; i < n; i++) sum += w[i] * p[i];
-    out[b] = sum;
+    out[b] = blas::dot(n, weights_[b].data(), 1, power + offsets_[b], 1);
   }
 }
 
-void ComputeDctMatrix(int32 rows, int32 n, std::vector<double> *dct) {
-  NNET3_ASSERT(rows >= 1 && rows <= n);
-  dct->resize(static_cast<size_t>(rows) * n);
-  double norm0 = std::sqrt(1.0 / n), norm = std::sqrt(2.0 / n);
+void ComputeDctMatrix(int32 rows, int32 n, int32 stride,
+                      std::vector<float> *dct) {
+  NNET3_ASSERT(rows >= 1 && rows <= n && stride >= n);
+  dct->assign(static_cast<size_t>(rows) * stride, 0.0f);
+  const float norm0 = static_cast<float>(std::sqrt(1.0 / static_cast<float>(n)));
+  const float norm = static_cast<float>(std::sqrt(2.0 / static_cast<float>(n)));
   for (int32 k = 0; k < rows; k++) {
+    float *row = dct->data() + static_cast<size_t>(k) * stride;
     for (int32 j = 0; j < n; j++) {
-      (*dct)[static_cast<size_t>(k) * n + j] =
-          (k == 0) ? norm0 : norm * std::cos(M_PI / n * (j + 0.5) * k);
+      row[j] = (k == 0) ? norm0
+                        : static_cast<float>(
+                              norm * std::cos(M_PI / n * (j + 0.5) * k));
     }
   }
 }
 
-void ComputeLifterCoeffs(double q, int32 dim, std::vector<double> *coeffs) {
+void ComputeLifterCoeffs(float q, int32 dim, std::vector<float> *coeffs) {
   coeffs->resize(dim);
   for (int32 i = 0; i < dim; i++)
-    (*coeffs)[i] = 1.0 + 0.5 * q * std::sin(M_PI * i / q);
+    (*coeffs)[i] = static_cast<float>(1.0 + 0.5 * q * std::sin(M_PI * i / q));
 }
 
 }  // namespace nnet3

@@ -61,8 +61,9 @@ class MelBanks {
   const std::vector<float> &CenterFreqs() const { return center_freqs_; }
 
   // out[b] = sum_i weight[b][i] * power[offset[b] + i]; power holds
-  // fft_size / 2 + 1 values.
-  void Compute(const double *power, double *out) const;
+  // fft_size / 2 + 1 values. Each sum is a float BLAS dot product
+  // (cblas_sdot), as Kaldi computes it.
+  void Compute(const float *power, float *out) const;
 
  private:
   std::vector<int32> offsets_;
@@ -70,13 +71,17 @@ class MelBanks {
   std::vector<float> center_freqs_;
 };
 
-// Row k of the N-point DCT-II used for MFCCs: row 0 is sqrt(1/N);
-// row k > 0 is sqrt(2/N) cos(pi / N * (n + 0.5) * k). Fills rows x N
-// (rows <= N), row-major.
-void ComputeDctMatrix(int32 rows, int32 n, std::vector<double> *dct);
+// Rows 0 .. rows-1 of the N-point DCT-II used for MFCCs, as float values
+// computed the way Kaldi does: row 0 is sqrt(1/N); row k > 0 is
+// s * cos(pi / N * (n + 0.5) * k) with s = sqrt(2/N) rounded to float and
+// the product taken in double. Row-major with row stride `stride`
+// (>= n; the padding is zero).
+void ComputeDctMatrix(int32 rows, int32 n, int32 stride,
+                      std::vector<float> *dct);
 
-// Lifter coefficients 1 + Q/2 sin(pi i / Q), i = 0 .. dim - 1.
-void ComputeLifterCoeffs(double q, int32 dim, std::vector<double> *coeffs);
+// Lifter coefficients 1 + Q/2 sin(pi i / Q), i = 0 .. dim - 1 (in double,
+// rounded to float).
+void ComputeLifterCoeffs(float q, int32 dim, std::vector<float> *coeffs);
 
 }  // namespace nnet3
 

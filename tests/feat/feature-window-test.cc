@@ -67,14 +67,14 @@ TEST(FrameExtraction, ProcessingOrderByHand) {
   o.preemph_coeff = 0.5;
   FeatureWindowFunction w(o);
   std::vector<float> wave = {1, 2, 3, 4, 100};
-  std::vector<double> frame(4);
+  std::vector<float> frame(4);
   float log_energy;
   ExtractWindow(wave.data(), 5, 0, o, w, nullptr, frame.data(), &log_energy);
   // DC removal: -1.5 -0.5 0.5 1.5; energy 5; pre-emphasis with 0.5
   // (x[0] -= 0.5 x[0]): -0.75 0.25 0.75 1.25.
   EXPECT_NEAR(log_energy, std::log(5.0), 1e-6);
   std::vector<double> want = {-0.75, 0.25, 0.75, 1.25};
-  for (int i = 0; i < 4; i++) EXPECT_NEAR(frame[i], want[i], 1e-12) << i;
+  for (int i = 0; i < 4; i++) EXPECT_NEAR(frame[i], want[i], 1e-6) << i;
 }
 
 TEST(FrameExtraction, PaddingAndWindowing) {
@@ -83,7 +83,7 @@ TEST(FrameExtraction, PaddingAndWindowing) {
   o.window_type = "hanning";
   FeatureWindowFunction w(o);
   std::vector<float> wave(20, 2.0f);
-  std::vector<double> frame(8, 99.0);
+  std::vector<float> frame(8, 99.0f);
   ExtractWindow(wave.data(), 20, 1, o, w, nullptr, frame.data(), nullptr);
   // hanning over 5 points: 0, 0.5, 1, 0.5, 0.
   std::vector<double> want = {0, 1, 2, 1, 0, 0, 0, 0};
@@ -99,18 +99,18 @@ TEST(FrameExtraction, ReflectionAtTheEdges) {
   FeatureWindowFunction w(o);
   std::vector<float> wave = {10, 11, 12, 13, 14};
   EXPECT_EQ(NumFrames(5, o), 3);  // (5 + 1) / 2
-  std::vector<double> frame(4);
+  std::vector<float> frame(4);
   // Frame 0 covers -1 .. 2: -1 reflects to 0.
   ExtractWindow(wave.data(), 5, 0, o, w, nullptr, frame.data(), nullptr);
-  EXPECT_EQ(frame, (std::vector<double>{10, 10, 11, 12}));
+  EXPECT_EQ(frame, (std::vector<float>{10, 10, 11, 12}));
   // Frame 2 covers 3 .. 6: 5 -> 4, 6 -> 3.
   ExtractWindow(wave.data(), 5, 2, o, w, nullptr, frame.data(), nullptr);
-  EXPECT_EQ(frame, (std::vector<double>{13, 14, 14, 13}));
+  EXPECT_EQ(frame, (std::vector<float>{13, 14, 14, 13}));
   // A signal shorter than a frame reflects repeatedly: 2 samples, frame
   // 0 covers -1 .. 2 -> 0, 0, 1, 1.
   std::vector<float> tiny = {5, 6};
   ExtractWindow(tiny.data(), 2, 0, o, w, nullptr, frame.data(), nullptr);
-  EXPECT_EQ(frame, (std::vector<double>{5, 5, 6, 6}));
+  EXPECT_EQ(frame, (std::vector<float>{5, 5, 6, 6}));
 }
 
 TEST(WindowFunctions, MatchTheirFormulas) {
@@ -169,7 +169,7 @@ TEST(Dither, SeededUnbiasedAndExactWhenZero) {
   o.dither = 2.0;
   FeatureWindowFunction w(o);
   std::vector<float> wave(1000, 0.0f);
-  std::vector<double> a(1024), b(1024), c(1024);
+  std::vector<float> a(1024), b(1024), c(1024);
   DitherSource s1(7), s2(7), s3(8);
   ExtractWindow(wave.data(), 1000, 0, o, w, &s1, a.data(), nullptr);
   ExtractWindow(wave.data(), 1000, 0, o, w, &s2, b.data(), nullptr);
@@ -180,11 +180,11 @@ TEST(Dither, SeededUnbiasedAndExactWhenZero) {
   // standard errors).
   DitherSource s(123);
   const int n = 200000;
-  std::vector<double> x(n, 0.0);
-  s.AddNoise(2.0, x.data(), n);
+  std::vector<float> x(n, 0.0f);
+  s.AddNoise(2.0f, x.data(), n);
   double sum = 0, sum2 = 0, sum4 = 0;
   long beyond3 = 0, beyond35 = 0;
-  for (double v : x) {
+  for (double v : x) {  // float noise, statistics in double
     sum += v;
     sum2 += v * v;
     sum4 += v * v * v * v;

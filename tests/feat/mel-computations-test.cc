@@ -89,14 +89,14 @@ TEST(MelBanks, EdgesAndWeightsMatchTheDefinition) {
 TEST(MelBanks, ComputeIsTheWeightedSum) {
   FrameExtractionOptions fo;
   MelBanks banks(MelBanksOptions(23), fo, 1.0f);
-  std::vector<double> power(257), out(23);
-  for (int i = 0; i < 257; i++) power[i] = 1.0 + i;
+  std::vector<float> power(257), out(23);
+  for (int i = 0; i < 257; i++) power[i] = 1.0f + i;
   banks.Compute(power.data(), out.data());
   for (int b = 0; b < 23; b++) {
     double want = 0;
     for (size_t i = 0; i < banks.Weights(b).size(); i++)
       want += banks.Weights(b)[i] * power[banks.Offset(b) + i];
-    EXPECT_NEAR(out[b], want, 1e-9 * want);
+    EXPECT_NEAR(out[b], want, 1e-6 * want);  // a float dot product
   }
 }
 
@@ -146,26 +146,35 @@ TEST(MelBanks, BadOptionsAreErrors) {
 
 TEST(Dct, OrthonormalAndFirstRowConstant) {
   const int n = 23;
-  std::vector<double> d;
-  ComputeDctMatrix(n, n, &d);
-  for (int i = 0; i < n; i++)
+  const int stride = 24;  // rows padded; the padding is zero
+  std::vector<float> d;
+  ComputeDctMatrix(n, n, stride, &d);
+  ASSERT_EQ(d.size(), static_cast<size_t>(n * stride));
+  for (int i = 0; i < n; i++) {
+    EXPECT_EQ(d[i * stride + n], 0.0f);
     for (int j = 0; j < n; j++) {
       double dot = 0;
-      for (int k = 0; k < n; k++) dot += d[i * n + k] * d[j * n + k];
-      EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-12);
+      for (int k = 0; k < n; k++)
+        dot += static_cast<double>(d[i * stride + k]) * d[j * stride + k];
+      EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-6);  // float entries
     }
-  for (int k = 0; k < n; k++) EXPECT_NEAR(d[k], 1.0 / std::sqrt(23.0), 1e-15);
-  EXPECT_NEAR(d[1 * n + 0], std::sqrt(2.0 / n) * std::cos(M_PI / n * 0.5),
-              1e-15);
+  }
+  for (int k = 0; k < n; k++) EXPECT_NEAR(d[k], 1.0 / std::sqrt(23.0), 1e-7);
+  EXPECT_NEAR(d[1 * stride + 0],
+              std::sqrt(2.0 / n) * std::cos(M_PI / n * 0.5), 1e-7);
+  // Fewer rows than columns: the first rows of the full matrix.
+  std::vector<float> d13;
+  ComputeDctMatrix(13, n, stride, &d13);
+  for (int k = 0; k < 13 * stride; k++) EXPECT_EQ(d13[k], d[k]);
 }
 
 TEST(Lifter, Formula) {
-  std::vector<double> c;
-  ComputeLifterCoeffs(22.0, 13, &c);
+  std::vector<float> c;
+  ComputeLifterCoeffs(22.0f, 13, &c);
   ASSERT_EQ(c.size(), 13u);
-  EXPECT_EQ(c[0], 1.0);
-  EXPECT_NEAR(c[11], 12.0, 1e-12);  // 1 + 11 sin(pi / 2)
-  EXPECT_NEAR(c[1], 1 + 11 * std::sin(M_PI / 22), 1e-12);
+  EXPECT_EQ(c[0], 1.0f);
+  EXPECT_NEAR(c[11], 12.0, 1e-6);  // 1 + 11 sin(pi / 2)
+  EXPECT_NEAR(c[1], 1 + 11 * std::sin(M_PI / 22), 1e-6);
 }
 
 }  // namespace
