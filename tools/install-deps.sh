@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(g++ make cmake pkg-config libopenblas-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gzip)
+          libbenchmark-dev gzip python3)
 
 missing=()
 for p in "${packages[@]}"; do
