@@ -50,11 +50,7 @@ int Nnet3Combine(int argc, char *argv[]) {
   {
     SequentialNnetExampleReader example_reader(examples_rspecifier);
     for (; !example_reader.Done(); example_reader.Next()) {
-      std::string io_name;
-      int32 row;
-      if (!ExampleIsFinite(example_reader.Value(), &io_name, &row))
-        NNET3_ERR << "Example " << example_reader.Key()
-                  << ": NaN or infinity in '" << io_name << "', row " << row;
+      CheckExampleIsFinite(example_reader.Key(), example_reader.Value());
       egs.push_back(example_reader.Value());
     }
   }

@@ -56,11 +56,7 @@ int Nnet3ComputeProb(int argc, char *argv[]) {
   for (; !example_reader.Done(); example_reader.Next()) {
     const std::string key = example_reader.Key();
     const NnetExample &eg = example_reader.Value();
-    std::string io_name;
-    int32 row;
-    if (!ExampleIsFinite(eg, &io_name, &row))
-      NNET3_ERR << "Example " << key << ": NaN or infinity in '" << io_name
-                << "', row " << row;
+    CheckExampleIsFinite(key, eg);
     try {
       prob_computer.Compute(eg);
     } catch (const UserError &e) {

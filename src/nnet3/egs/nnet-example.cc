@@ -175,4 +175,12 @@ bool ExampleIsFinite(const NnetExample &eg, std::string *io_name,
   return true;
 }
 
+void CheckExampleIsFinite(const std::string &key, const NnetExample &eg) {
+  std::string io_name;
+  int32 row;
+  if (!ExampleIsFinite(eg, &io_name, &row))
+    NNET3_ERR << "Example " << key << ": NaN or infinity in '" << io_name
+              << "', row " << row;
+}
+
 }  // namespace nnet3

@@ -114,6 +114,9 @@ typedef RandomAccessTableReader<NnetExampleHolder>
 // if every value is finite. Sparse targets are checked too.
 bool ExampleIsFinite(const NnetExample &eg, std::string *io_name,
                      int32 *row);
+// UserError "Example KEY: NaN or infinity in 'NAME', row R" unless every
+// value of eg is finite (the check the training tools make on their input).
+void CheckExampleIsFinite(const std::string &key, const NnetExample &eg);
 
 }  // namespace nnet3
 
