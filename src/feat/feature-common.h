@@ -23,6 +23,7 @@
 
 #include "base/log.h"
 #include "feat/feature-window.h"
+#include "feat/resample.h"
 #include "matrix/matrix.h"
 #include "matrix/vector.h"
 
@@ -33,9 +34,10 @@ class FeatureExtractor {
   virtual ~FeatureExtractor() {}
   virtual int32 Dim() const = 0;
   virtual const FrameExtractionOptions &GetFrameOptions() const = 0;
-  // Features of one channel of audio sampled at sample_freq (which must
-  // equal --sample-frequency: resampling is not implemented; a mismatch is
-  // a UserError naming both rates). dither_seed seeds the dither noise.
+  // Features of one channel of audio sampled at sample_freq. If that is not
+  // --sample-frequency, the audio is resampled when --allow-downsample /
+  // --allow-upsample permit it, else it is a UserError naming both rates.
+  // dither_seed seeds the dither noise.
   virtual void ComputeFeatures(const VectorBase<BaseFloat> &wave,
                                BaseFloat sample_freq, BaseFloat vtln_warp,
                                uint64 dither_seed,
@@ -61,12 +63,19 @@ class OfflineFeatureTpl : public FeatureExtractor {
                        uint64 dither_seed,
                        Matrix<BaseFloat> *output) override {
     const FrameExtractionOptions &fo = computer_.GetFrameOptions();
-    if (sample_freq != fo.samp_freq)
+    if (sample_freq == fo.samp_freq) {
+      Compute(wave, vtln_warp, dither_seed, output);
+      return;
+    }
+    bool down = fo.samp_freq < sample_freq;
+    if ((down && !fo.allow_downsample) || (!down && !fo.allow_upsample))
       NNET3_ERR << "sample frequency mismatch: the audio has " << sample_freq
-                << " Hz but --sample-frequency=" << fo.samp_freq
-                << " (resampling is not supported; convert the audio, e.g. "
-                << "'sox in.wav -r " << fo.samp_freq << " -t wav - |')";
-    Compute(wave, vtln_warp, dither_seed, output);
+                << " Hz but --sample-frequency=" << fo.samp_freq << " (use --"
+                << (down ? "allow-downsample" : "allow-upsample")
+                << "=true to resample)";
+    Vector<BaseFloat> resampled;
+    ResampleWaveform(sample_freq, wave, fo.samp_freq, &resampled);
+    Compute(resampled, vtln_warp, dither_seed, output);
   }
 
   // Features of wave, assumed to be at --sample-frequency.

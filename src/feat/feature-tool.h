@@ -7,9 +7,9 @@
 // With --num-threads=N > 1 (ours), batches of utterances are computed on N
 // threads and written in input order; the output is byte-identical to the
 // single-threaded one (dither noise is seeded per utterance).
-// Unlike Kaldi, a sample-rate mismatch or a failed computation is an error
-// naming the utterance rather than a warning (resampling is not
-// implemented, so such an utterance could never succeed).
+// Unlike Kaldi, a sample-rate mismatch (without --allow-downsample /
+// --allow-upsample) or a failed computation is an error naming the
+// utterance rather than a warning.
 #ifndef NNET3_FEAT_FEATURE_TOOL_H_
 #define NNET3_FEAT_FEATURE_TOOL_H_
 

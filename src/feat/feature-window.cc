@@ -41,11 +41,11 @@ void FrameExtractionOptions::Register(OptionsItf *opts) {
                  "the count is round(samples / shift) and the audio is "
                  "reflected at the edges");
   opts->Register("allow-downsample", &allow_downsample,
-                 "Accepted for compatibility: resampling is not implemented, "
-                 "a sample-rate mismatch is always an error");
+                 "If true, audio at a higher rate than --sample-frequency is "
+                 "resampled down to it (else that is an error)");
   opts->Register("allow-upsample", &allow_upsample,
-                 "Accepted for compatibility: resampling is not implemented, "
-                 "a sample-rate mismatch is always an error");
+                 "If true, audio at a lower rate than --sample-frequency is "
+                 "resampled up to it (else that is an error)");
   opts->Register("max-feature-vectors", &max_feature_vectors,
                  "Accepted for compatibility (an online-decoding memory "
                  "limit); has no effect here");

@@ -97,10 +97,25 @@ TEST_F(FeatTools, SampleRateMismatchNamesTheKey) {
                            "compute-spectrogram-feats"})
     ExpectFailureNaming(std::string(tool) + " scp:wav.scp ark:/dev/null",
                         {"utt-8k", "8000", "16000"});
+  // The message says how to resample.
+  ExpectFailureNaming("compute-fbank-feats scp:wav.scp ark:/dev/null",
+                      {"allow-upsample"});
   // With the right rate it works.
   CommandResult r = Run(
       "compute-fbank-feats --sample-frequency=8000 scp:wav.scp ark,t:o.txt");
   EXPECT_EQ(r.exit_status, 0) << r.err;
+  // Resampled (up to 16 kHz, down to 4 kHz) one second of audio gives the
+  // 98 frames of 25 ms every 10 ms at the new rate (resample-test checks
+  // the samples themselves).
+  r = Run("compute-fbank-feats --allow-upsample=true scp:wav.scp "
+          "ark,t:up.txt && feat-to-len ark,t:up.txt ark,t:-");
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "utt-8k 98\n");
+  r = Run("compute-mfcc-feats --sample-frequency=4000 --num-mel-bins=10 "
+          "--allow-downsample=true scp:wav.scp ark,t:- | "
+          "feat-to-len ark,t:- ark,t:-");
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.out, "utt-8k 98\n");
 }
 
 TEST_F(FeatTools, PipesChannelsAndDurations) {
