@@ -228,7 +228,7 @@ TEST(ConsolidateModelUpdate, RecurrentAffineWithoutInputDerivative) {
   CheckRecurrent(false);
 }
 
-TEST(ConsolidateModelUpdate, NothingToDoLeavesTheComputationAlone) {
+TEST(ConsolidateModelUpdate, NoRepeatedBackpropLeavesTheComputationAlone) {
   Nnet nnet = NnetFromConfigString(kRecurrentConfig);
   // No model derivative: the per-step backprops stay as they are.
   ComputationRequest request = RecurrentRequest(true);

@@ -198,7 +198,7 @@ TEST(MemoryCompression, TdnnReluOutputsAreCompressedLosslessly) {
                     compressed, 1e-6);
 }
 
-TEST(MemoryCompression, NothingToDo) {
+TEST(MemoryCompression, NoCandidatesLeavesTheComputationAlone) {
   Nnet nnet = NnetFromConfigString(kTdnnConfig);
   // Level 0.
   {
