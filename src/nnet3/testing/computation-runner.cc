@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/nnet/nnet-edit.h"
@@ -96,6 +97,55 @@ double ParameterDifference(const Nnet &a, const Nnet &b) {
     ans = std::max(ans, RelativeDifference(va, vb));
   }
   return ans;
+}
+
+ReferenceRun::ReferenceRun(const Nnet &nnet, const ComputationRequest &request,
+                           const std::vector<Matrix<BaseFloat> > &inputs,
+                           const std::vector<Matrix<BaseFloat> > &output_derivs,
+                           const NnetComputation &reference)
+    : nnet_(nnet), request_(request), inputs_(inputs),
+      output_derivs_(output_derivs), delta_(MakeGradientNnet(nnet)) {
+  RunComputationForTest(nnet_, request_, reference, inputs_, output_derivs_,
+                        request_.need_model_derivative ? &delta_ : nullptr,
+                        &results_);
+}
+
+std::string ReferenceRun::Compare(const NnetComputation &other,
+                                  double tolerance) const {
+  Nnet other_delta = MakeGradientNnet(nnet_);
+  ComputationResults got;
+  RunComputationForTest(nnet_, request_, other, inputs_, output_derivs_,
+                        request_.need_model_derivative ? &other_delta
+                                                       : nullptr,
+                        &got);
+  std::ostringstream diff;
+  if (got.outputs.size() != results_.outputs.size() ||
+      got.input_derivs.size() != results_.input_derivs.size())
+    return "different number of outputs or input derivatives";
+  for (size_t o = 0; o < results_.outputs.size(); o++) {
+    double d = RelativeDifference(got.outputs[o], results_.outputs[o]);
+    if (!(d <= tolerance)) {
+      diff << "output " << request_.outputs[o].name << " differs by " << d;
+      return diff.str();
+    }
+  }
+  for (size_t i = 0; i < results_.input_derivs.size(); i++) {
+    if (!request_.inputs[i].has_deriv) continue;
+    double d = RelativeDifference(got.input_derivs[i], results_.input_derivs[i]);
+    if (!(d <= tolerance)) {
+      diff << "derivative of input " << request_.inputs[i].name
+           << " differs by " << d;
+      return diff.str();
+    }
+  }
+  if (request_.need_model_derivative) {
+    double d = ParameterDifference(other_delta, delta_);
+    if (!(d <= tolerance)) {
+      diff << "parameter change differs by " << d;
+      return diff.str();
+    }
+  }
+  return "";
 }
 
 }  // namespace nnet3

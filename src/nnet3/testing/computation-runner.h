@@ -7,6 +7,7 @@
 #ifndef NNET3_NNET3_TESTING_COMPUTATION_RUNNER_H_
 #define NNET3_NNET3_TESTING_COMPUTATION_RUNNER_H_
 
+#include <string>
 #include <vector>
 
 #include "base/random.h"
@@ -41,6 +42,36 @@ void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,
                            const std::vector<Matrix<BaseFloat> > &inputs,
                            const std::vector<Matrix<BaseFloat> > &output_derivs,
                            Nnet *delta, ComputationResults *results);
+
+// A computation's results on fixed inputs and output derivatives, against
+// which other computations for the same request are compared (the
+// optimizer tests: a pass must not change outputs, input derivatives or the
+// parameter change).
+class ReferenceRun {
+ public:
+  // Runs 'reference' (the references are kept: they must outlive this).
+  ReferenceRun(const Nnet &nnet, const ComputationRequest &request,
+               const std::vector<Matrix<BaseFloat> > &inputs,
+               const std::vector<Matrix<BaseFloat> > &output_derivs,
+               const NnetComputation &reference);
+  // Runs 'other' on the same data; "" if every output, every input
+  // derivative the request asks for and (with need_model_derivative) the
+  // parameter change agree to 'tolerance' (relative), else a description
+  // of the first difference.
+  std::string Compare(const NnetComputation &other,
+                      double tolerance = 1e-5) const;
+  const ComputationResults &results() const { return results_; }
+  // The parameter change of the reference (zero without a model update).
+  const Nnet &delta() const { return delta_; }
+
+ private:
+  const Nnet &nnet_;
+  const ComputationRequest &request_;
+  const std::vector<Matrix<BaseFloat> > &inputs_;
+  const std::vector<Matrix<BaseFloat> > &output_derivs_;
+  ComputationResults results_;
+  Nnet delta_;
+};
 
 // Largest |a - b| relative to the larger magnitude of a and b (0 if both
 // are zero); a and b must have the same shape.

@@ -53,29 +53,8 @@ void ExpectSameResults(const Nnet &nnet, const ComputationRequest &request,
                        const std::vector<Matrix<BaseFloat> > &output_derivs,
                        const NnetComputation &reference,
                        const NnetComputation &other, double tolerance) {
-  Nnet ref_delta = MakeGradientNnet(nnet), other_delta = MakeGradientNnet(nnet);
-  bool model = request.need_model_derivative;
-  ComputationResults ref, got;
-  RunComputationForTest(nnet, request, reference, inputs, output_derivs,
-                        model ? &ref_delta : nullptr, &ref);
-  RunComputationForTest(nnet, request, other, inputs, output_derivs,
-                        model ? &other_delta : nullptr, &got);
-  ASSERT_EQ(got.outputs.size(), ref.outputs.size());
-  for (size_t o = 0; o < ref.outputs.size(); o++)
-    ASSERT_LE(RelativeDifference(got.outputs[o], ref.outputs[o]), tolerance)
-        << "output " << request.outputs[o].name;
-  ASSERT_EQ(got.input_derivs.size(), ref.input_derivs.size());
-  for (size_t i = 0; i < ref.input_derivs.size(); i++) {
-    if (request.inputs[i].has_deriv) {
-      ASSERT_LE(RelativeDifference(got.input_derivs[i], ref.input_derivs[i]),
-                tolerance)
-          << "derivative of input " << request.inputs[i].name;
-    }
-  }
-  if (model) {
-    ASSERT_LE(ParameterDifference(other_delta, ref_delta), tolerance)
-        << "parameter gradient";
-  }
+  ReferenceRun ref(nnet, request, inputs, output_derivs, reference);
+  ASSERT_EQ(ref.Compare(other, tolerance), "");
 }
 
 int32 CountCommands(const NnetComputation &computation, CommandType t) {

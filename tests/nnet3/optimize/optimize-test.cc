@@ -82,16 +82,12 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
     GenerateRandomRequest(nnet, &rng, &request, &inputs);
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
-    Nnet delta_raw = MakeGradientNnet(nnet);
     std::vector<Matrix<BaseFloat> > output_derivs;
     RandomOutputDerivs(nnet, request, &rng, &output_derivs);
     bool backprop = false;
     for (const auto &o : request.outputs) backprop |= o.has_deriv;
     if (backprop) num_backprop++;
-    ComputationResults ref;
-    RunComputationForTest(nnet, request, raw, inputs, output_derivs,
-                          request.need_model_derivative ? &delta_raw : nullptr,
-                          &ref);
+    ReferenceRun ref(nnet, request, inputs, output_derivs, raw);
     int64 raw_memory = GetMaxMemoryUse(raw);
     {
       NnetComputation extended(raw);
@@ -106,25 +102,8 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
       SetVerboseLevel(3);
       Optimize(opts, nnet, 0, &optimized);
       SetVerboseLevel(0);
-      Nnet delta = MakeGradientNnet(nnet);
-      ComputationResults got;
-      RunComputationForTest(nnet, request, optimized, inputs, output_derivs,
-                            request.need_model_derivative ? &delta : nullptr,
-                            &got);
-      for (size_t o = 0; o < ref.outputs.size(); o++)
-        ASSERT_LE(RelativeDifference(got.outputs[o], ref.outputs[o]), 1e-5)
-            << "output " << o;
-      for (size_t i = 0; i < ref.input_derivs.size(); i++) {
-        if (request.inputs[i].has_deriv) {
-          ASSERT_LE(RelativeDifference(got.input_derivs[i],
-                                       ref.input_derivs[i]),
-                    1e-5)
-              << "input derivative " << i;
-        }
-      }
-      if (backprop && request.need_model_derivative) {
-        ASSERT_LE(ParameterDifference(delta, delta_raw), 1e-5);
-      }
+      // Outputs, input derivatives and parameter changes.
+      ASSERT_EQ(ref.Compare(optimized), "");
       int64 memory = GetMaxMemoryUse(optimized);
       if (v.name == variants[0].name) {
         // With the whole recipe the peak never rises (without
@@ -255,6 +234,33 @@ TEST(Optimize, RenumberDropsUnusedMatricesAndIndexes) {
   EXPECT_EQ(c.commands[2].arg3, 0);
   EXPECT_EQ(c.commands[2].arg1, 2);
   EXPECT_EQ(c.submatrices[2].matrix_index, 2);
+}
+
+// The comparison the differential tests rely on notices a changed result.
+TEST(Optimize, ReferenceRunNoticesChangedResults) {
+  Nnet nnet = NnetFromConfigString(kChainConfig);
+  ComputationRequest request = ChainRequest(true);
+  NnetComputation raw;
+  CompileComputation(nnet, request, CompilerOptions(), &raw);
+  RandomSource rng(3);
+  std::vector<Matrix<BaseFloat> > inputs(1, RandomGaussMatrix(5, 3, &rng)),
+      output_derivs;
+  RandomOutputDerivs(nnet, request, &rng, &output_derivs);
+  ReferenceRun ref(nnet, request, inputs, output_derivs, raw);
+  EXPECT_EQ(ref.Compare(raw), "");
+  // Doubling the first copy or addition changes what follows it.
+  NnetComputation changed(raw);
+  bool found = false;
+  for (NnetComputation::Command &c : changed.commands) {
+    if (c.command_type == kMatrixCopy || c.command_type == kMatrixAdd ||
+        c.command_type == kCopyRows) {
+      c.alpha *= 2;
+      found = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(found);
+  EXPECT_NE(ref.Compare(changed), "");
 }
 
 }  // namespace

@@ -69,52 +69,6 @@ std::string ToString(const NnetComputation &computation, const Nnet &nnet) {
   return os.str();
 }
 
-// Reference results of 'reference' and a comparison of 'other' with them.
-struct Reference {
-  const Nnet &nnet;
-  const ComputationRequest &request;
-  const std::vector<Matrix<BaseFloat> > &inputs;
-  const std::vector<Matrix<BaseFloat> > &output_derivs;
-  ComputationResults results;
-  Nnet delta;
-
-  Reference(const Nnet &n, const ComputationRequest &r,
-            const std::vector<Matrix<BaseFloat> > &in,
-            const std::vector<Matrix<BaseFloat> > &od,
-            const NnetComputation &reference)
-      : nnet(n), request(r), inputs(in), output_derivs(od),
-        delta(MakeGradientNnet(n)) {
-    RunComputationForTest(nnet, request, reference, inputs, output_derivs,
-                          request.need_model_derivative ? &delta : nullptr,
-                          &results);
-  }
-
-  void ExpectSame(const NnetComputation &other) const {
-    Nnet other_delta = MakeGradientNnet(nnet);
-    ComputationResults got;
-    RunComputationForTest(nnet, request, other, inputs, output_derivs,
-                          request.need_model_derivative ? &other_delta
-                                                        : nullptr,
-                          &got);
-    ASSERT_EQ(got.outputs.size(), results.outputs.size());
-    for (size_t o = 0; o < results.outputs.size(); o++)
-      ASSERT_LE(RelativeDifference(got.outputs[o], results.outputs[o]), 1e-5)
-          << "output " << request.outputs[o].name;
-    ASSERT_EQ(got.input_derivs.size(), results.input_derivs.size());
-    for (size_t i = 0; i < results.input_derivs.size(); i++) {
-      if (request.inputs[i].has_deriv) {
-        ASSERT_LE(RelativeDifference(got.input_derivs[i],
-                                     results.input_derivs[i]),
-                  1e-5)
-            << "derivative of input " << request.inputs[i].name;
-      }
-    }
-    if (request.need_model_derivative) {
-      ASSERT_LE(ParameterDifference(other_delta, delta), 1e-5)
-          << "parameter change";
-    }
-  }
-};
 
 // ---------------------------------------------------------------------------
 // Hand-checked rewrites
@@ -200,8 +154,8 @@ TEST(VariableMerging, AffineReluPropagatesInPlace) {
     std::vector<Matrix<BaseFloat> > inputs(1, RandomGaussMatrix(3, 4, &rng));
     std::vector<Matrix<BaseFloat> > derivs;
     RandomOutputDerivs(nnet, request, &rng, &derivs);
-    Reference ref(nnet, request, inputs, derivs, raw);
-    ref.ExpectSame(merged);
+    ReferenceRun ref(nnet, request, inputs, derivs, raw);
+    ASSERT_EQ(ref.Compare(merged), "");
 
     // With every merge turned off nothing happens.
     NnetOptimizeOptions off;
@@ -220,7 +174,7 @@ TEST(VariableMerging, AffineReluPropagatesInPlace) {
     EXPECT_EQ(CountCommands(prop, kMatrixCopy), raw_copies);
     relu = FindComponentCommand(prop, nnet, "relu", kPropagate);
     EXPECT_EQ(relu->arg3, relu->arg4);
-    ref.ExpectSame(prop);
+    ASSERT_EQ(ref.Compare(prop), "");
   }
 }
 
@@ -263,11 +217,11 @@ TEST(VariableMerging, CopyWhoseSourceIsReadLaterStays) {
   RandomSource rng(3);
   std::vector<Matrix<BaseFloat> > inputs(1, RandomGaussMatrix(4, 3, &rng));
   std::vector<Matrix<BaseFloat> > no_derivs(1);
-  Reference ref(h.nnet, request, inputs, no_derivs, h.computation);
+  ReferenceRun ref(h.nnet, request, inputs, no_derivs, h.computation);
   {
     Matrix<BaseFloat> twice(inputs[0]);
     twice.Scale(2.0);
-    EXPECT_LE(RelativeDifference(ref.results.outputs[0], twice), 1e-6);
+    EXPECT_LE(RelativeDifference(ref.results().outputs[0], twice), 1e-6);
   }
   for (int32 variant = 0; variant < 3; variant++) {
     SCOPED_TRACE("variant " + std::to_string(variant));
@@ -294,7 +248,7 @@ TEST(VariableMerging, CopyWhoseSourceIsReadLaterStays) {
     // and drops its deallocation.
     EXPECT_EQ(CountCommands(merged, kDeallocMatrix), 1);
     EXPECT_EQ(CountCommands(merged, kAllocMatrix), 1);
-    ref.ExpectSame(merged);
+    ASSERT_EQ(ref.Compare(merged), "");
   }
   // With both directions forbidden nothing merges.
   NnetOptimizeOptions neither;
@@ -342,8 +296,8 @@ TEST(AllocateFromOther, DeallocationAndAllocationBecomeSwap) {
   RandomSource rng(5);
   std::vector<Matrix<BaseFloat> > inputs(1, RandomGaussMatrix(4, 3, &rng));
   std::vector<Matrix<BaseFloat> > no_derivs(1);
-  Reference ref(nnet, request, inputs, no_derivs, c);
-  ref.ExpectSame(opt);
+  ReferenceRun ref(nnet, request, inputs, no_derivs, c);
+  ASSERT_EQ(ref.Compare(opt), "");
 }
 
 // As above, but a bigger matrix lives between the deallocation of m1 and
@@ -465,7 +419,7 @@ TEST(VariableMerging, RandomNetworksGiveTheSameResults) {
     CompileComputation(nnet, request, CompilerOptions(), &raw);
     std::vector<Matrix<BaseFloat> > output_derivs;
     RandomOutputDerivs(nnet, request, &rng, &output_derivs);
-    Reference ref(nnet, request, inputs, output_derivs, raw);
+    ReferenceRun ref(nnet, request, inputs, output_derivs, raw);
     int64 raw_memory = GetMaxMemoryUse(raw);
     matrices_before += static_cast<int64>(raw.matrices.size());
     for (size_t p = 0; p < pipelines.size(); p++) {
@@ -478,7 +432,7 @@ TEST(VariableMerging, RandomNetworksGiveTheSameResults) {
           << ToString(opt, nnet);
       int64 memory = GetMaxMemoryUse(opt);
       ASSERT_LE(memory, raw_memory);
-      ref.ExpectSame(opt);
+      ASSERT_EQ(ref.Compare(opt), "");
       if (::testing::Test::HasFatalFailure()) {
         ADD_FAILURE() << ToString(raw, nnet) << "\n--- became ---\n"
                       << ToString(opt, nnet);
