@@ -77,62 +77,49 @@ void CountEmptyEnds(const std::vector<T> &v, Pred is_empty, int32 *leading,
   *trailing = trail;
 }
 
-bool SnipAddRows(NnetComputation *computation, Command *c) {
-  const std::vector<int32> indexes = computation->indexes[c->arg3];
+// Trims the leading and trailing entries of the command's index vector
+// (table[*index_arg]) for which is_empty holds, narrowing the destination
+// submatrix (arg1) to match; a command whose entries are all empty becomes
+// a no-op. Returns true if it changed anything.
+template <class T, class Pred>
+bool SnipEmptyEnds(NnetComputation *computation, Command *c,
+                   std::vector<std::vector<T> > *table, int32 *index_arg,
+                   Pred is_empty) {
+  const std::vector<T> entries = (*table)[*index_arg];
   int32 lead, trail;
-  CountEmptyEnds(indexes, [](int32 i) { return i < 0; }, &lead, &trail);
-  const int32 size = static_cast<int32>(indexes.size());
-  if (lead == size) {  // adds nothing at all
+  CountEmptyEnds(entries, is_empty, &lead, &trail);
+  const int32 size = static_cast<int32>(entries.size());
+  if (lead == size) {  // the command touches nothing at all
     MakeNoOp(c);
     return true;
   }
   if (lead + trail == 0) return false;
   const int32 num_rows = size - lead - trail;
   c->arg1 = computation->NewSubMatrix(c->arg1, lead, num_rows, 0, -1);
-  c->arg3 = static_cast<int32>(computation->indexes.size());
-  computation->indexes.push_back(std::vector<int32>(
-      indexes.begin() + lead, indexes.begin() + lead + num_rows));
+  *index_arg = static_cast<int32>(table->size());
+  table->push_back(std::vector<T>(entries.begin() + lead,
+                                  entries.begin() + lead + num_rows));
   return true;
+}
+
+// kAddRows: a -1 index adds nothing to its row.
+bool SnipAddRows(NnetComputation *computation, Command *c) {
+  return SnipEmptyEnds(computation, c, &computation->indexes, &c->arg3,
+                       [](int32 i) { return i < 0; });
 }
 
 // kAddRowsMulti, kAddToRowsMulti, kCopyToRowsMulti: a (-1,-1) pair means the
 // row of arg1 takes no part in the command.
 bool SnipMultiRowOp(NnetComputation *computation, Command *c) {
-  const std::vector<Pair> pairs = computation->indexes_multi[c->arg2];
-  int32 lead, trail;
-  CountEmptyEnds(pairs, [](const Pair &p) { return p.first < 0; }, &lead,
-                 &trail);
-  const int32 size = static_cast<int32>(pairs.size());
-  if (lead == size) {
-    MakeNoOp(c);
-    return true;
-  }
-  if (lead + trail == 0) return false;
-  const int32 num_rows = size - lead - trail;
-  c->arg1 = computation->NewSubMatrix(c->arg1, lead, num_rows, 0, -1);
-  c->arg2 = static_cast<int32>(computation->indexes_multi.size());
-  computation->indexes_multi.push_back(std::vector<Pair>(
-      pairs.begin() + lead, pairs.begin() + lead + num_rows));
-  return true;
+  return SnipEmptyEnds(computation, c, &computation->indexes_multi, &c->arg2,
+                       [](const Pair &p) { return p.first < 0; });
 }
 
+// kAddRowRanges: an empty range adds nothing.
 bool SnipAddRowRanges(NnetComputation *computation, Command *c) {
-  const std::vector<Pair> ranges = computation->indexes_ranges[c->arg3];
-  int32 lead, trail;
-  CountEmptyEnds(ranges, [](const Pair &p) { return p.second <= p.first; },
-                 &lead, &trail);
-  const int32 size = static_cast<int32>(ranges.size());
-  if (lead == size) {
-    MakeNoOp(c);
-    return true;
-  }
-  if (lead + trail == 0) return false;
-  const int32 num_rows = size - lead - trail;
-  c->arg1 = computation->NewSubMatrix(c->arg1, lead, num_rows, 0, -1);
-  c->arg3 = static_cast<int32>(computation->indexes_ranges.size());
-  computation->indexes_ranges.push_back(std::vector<Pair>(
-      ranges.begin() + lead, ranges.begin() + lead + num_rows));
-  return true;
+  return SnipEmptyEnds(computation, c, &computation->indexes_ranges,
+                       &c->arg3,
+                       [](const Pair &p) { return p.second <= p.first; });
 }
 
 // ---------------------------------------------------------------------------
