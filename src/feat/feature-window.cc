@@ -47,8 +47,9 @@ void FrameExtractionOptions::Register(OptionsItf *opts) {
                  "If true, audio at a lower rate than --sample-frequency is "
                  "resampled up to it (else that is an error)");
   opts->Register("max-feature-vectors", &max_feature_vectors,
-                 "Accepted for compatibility (an online-decoding memory "
-                 "limit); has no effect here");
+                 "Memory limit of online feature extraction (frames kept); "
+                 "offline extraction keeps all frames, so it does not apply "
+                 "to these tools");
 }
 
 int32 FrameExtractionOptions::PaddedWindowSize() const {

@@ -35,7 +35,7 @@ struct FrameExtractionOptions {
   bool snip_edges = true;
   bool allow_downsample = false;
   bool allow_upsample = false;
-  int32 max_feature_vectors = -1;  // accepted for compatibility; unused
+  int32 max_feature_vectors = -1;  // online extraction only (as in Kaldi)
   int32 dither_seed = 0;           // ours: seeds the dither noise
 
   void Register(OptionsItf *opts);

@@ -20,7 +20,8 @@
 // but, exactly as in Kaldi, does not change the update. The preconditioner
 // state is copied with the component but never written: a component read
 // from disk or initialized from a config starts a fresh estimate. The
-// orthonormal constraint is stored and written but applied by training code.
+// orthonormal constraint is stored and written here and applied by the
+// trainer after each update (nnet3/train/orthonormal.h).
 #ifndef NNET3_NNET3_COMPONENTS_AFFINE_H_
 #define NNET3_NNET3_COMPONENTS_AFFINE_H_
 

@@ -7,6 +7,7 @@
 #include "nnet3/train/max-change.h"
 #include "nnet3/train/nnet-arith.h"
 #include "nnet3/train/objective.h"
+#include "nnet3/train/orthonormal.h"
 #include "util/stream.h"
 
 namespace nnet3 {
@@ -220,6 +221,7 @@ void NnetTrainer::Train(const NnetExample &eg) {
       nnet_, &num_max_change_per_component_applied_,
       &num_max_change_global_applied_);
   ScaleBatchnormStats(config_.batchnorm_stats_scale, nnet_);
+  ConstrainOrthonormal(nnet_);
   ScaleNnet(success ? config_.momentum : 0.0, delta_nnet_.get());
   num_minibatches_processed_++;
 }
