@@ -3,6 +3,7 @@
 #include "bin/cli.h"
 #include "feat/feature-mfcc.h"
 #include "feat/feature-tool.h"
+#include "feat/htk-holder.h"
 
 namespace nnet3 {
 
@@ -20,6 +21,8 @@ int ComputeMfccFeats(int argc, char *argv[]) {
   tool_opts.Register(&po, true);
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
+  tool_opts.htk_sample_kind =
+      kHtkMfcc | (mfcc_opts.use_energy ? kHtkEnergy : kHtkC0);
   Mfcc mfcc(mfcc_opts);
   return ComputeFeaturesForTable(po.GetArg(1), po.GetArg(2), tool_opts,
                                  &mfcc);

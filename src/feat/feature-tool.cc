@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "feat/htk-holder.h"
 #include "feat/wave-reader.h"
 #include "matrix/table-types.h"
 #include "util/table.h"
@@ -15,7 +16,8 @@ namespace nnet3 {
 
 void FeatureToolOptions::Register(OptionsItf *opts, bool with_vtln) {
   opts->Register("output-format", &output_format,
-                 "Format of the output: kaldi (htk is not supported)");
+                 "Format of the output: kaldi or htk (fbank and MFCC; HTK "
+                 "files are big-endian with a 10 ms frame period)");
   opts->Register("subtract-mean", &subtract_mean,
                  "Subtract each utterance's mean feature vector (not "
                  "recommended; use CMVN instead)");
@@ -95,17 +97,23 @@ int ComputeFeaturesForTable(const std::string &wav_rspecifier,
                             const std::string &feats_wspecifier,
                             const FeatureToolOptions &opts,
                             FeatureExtractor *extractor) {
-  if (opts.output_format == "htk")
-    NNET3_ERR << "--output-format=htk is not supported (only kaldi)";
-  if (opts.output_format != "kaldi")
+  const bool htk = opts.output_format == "htk";
+  if (htk && opts.htk_sample_kind < 0)
+    NNET3_ERR << "--output-format=htk is not available for this tool";
+  if (!htk && opts.output_format != "kaldi")
     NNET3_ERR << "Invalid --output-format=" << opts.output_format
-              << " (expected kaldi)";
+              << " (expected kaldi or htk)";
   if (!opts.utt2spk_rspecifier.empty() && opts.vtln_map_rspecifier.empty())
     NNET3_ERR << "--utt2spk is only used with --vtln-map";
   if (opts.num_threads < 1)
     NNET3_ERR << "Invalid --num-threads=" << opts.num_threads;
   SequentialWaveReader reader(wav_rspecifier);
-  BaseFloatMatrixWriter writer(feats_wspecifier);
+  BaseFloatMatrixWriter writer;
+  TableWriter<HtkMatrixHolder> htk_writer;
+  if (htk)
+    htk_writer.Open(feats_wspecifier);
+  else
+    writer.Open(feats_wspecifier);
   BaseFloatWriter utt2dur_writer;
   if (!opts.utt2dur_wspecifier.empty())
     utt2dur_writer.Open(opts.utt2dur_wspecifier);
@@ -127,7 +135,20 @@ int ComputeFeaturesForTable(const std::string &wav_rspecifier,
     ComputeBatch(opts, seed, &extractors, &batch);
     for (Job &job : batch) {
       if (job.error) std::rethrow_exception(job.error);
-      writer.Write(job.key, job.features);
+      if (htk) {
+        HtkHeader header;
+        header.num_samples = job.features.NumRows();
+        header.sample_period = 100000;  // 10 ms, as Kaldi writes it
+        header.sample_size =
+            static_cast<int16>(sizeof(float) * job.features.NumCols());
+        header.sample_kind = static_cast<uint16>(opts.htk_sample_kind);
+        HtkMatrixHolder::T value;
+        value.first.Swap(&job.features);
+        value.second = header;
+        htk_writer.Write(job.key, value);
+      } else {
+        writer.Write(job.key, job.features);
+      }
       if (utt2dur_writer.IsOpen()) utt2dur_writer.Write(job.key, job.duration);
       NNET3_VLOG(2) << "Processed features for key " << job.key;
       num_success++;

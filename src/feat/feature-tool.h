@@ -28,6 +28,10 @@ struct FeatureToolOptions {
   int32 channel = -1;
   BaseFloat min_duration = 0.0f;
   std::string output_format = "kaldi";
+  // Set by the tool, not an option: the HTK parameter kind written with
+  // --output-format=htk (see htk-holder.h); -1 where HTK output is not
+  // offered (the spectrogram tool, as in Kaldi).
+  int32 htk_sample_kind = -1;
   std::string utt2dur_wspecifier;
   int32 num_threads = 1;  // ours: utterances computed in parallel
   // with_vtln: register --vtln-warp, --vtln-map and --utt2spk (fbank and

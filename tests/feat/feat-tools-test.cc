@@ -2,10 +2,12 @@
 // The compute-*-feats tools end to end: error paths (unsupported or broken
 // wav files, sample-rate mismatch) fail with one ERROR line naming the
 // utterance; pipes, --channel, --min-duration, --write-utt2dur,
-// --subtract-mean, VTLN maps and dither seeds behave as documented.
+// --subtract-mean, VTLN maps, dither seeds, resampling and HTK output
+// behave as documented.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "common/testing.h"
@@ -116,6 +118,60 @@ TEST_F(FeatTools, SampleRateMismatchNamesTheKey) {
           "feat-to-len ark,t:- ark,t:-");
   EXPECT_EQ(r.exit_status, 0) << r.err;
   EXPECT_EQ(r.out, "utt-8k 98 \n");
+}
+
+// HTK output: "key " then a big-endian 12-byte header (frames, 100000 x
+// 100 ns, 4 bytes x dim, kind) and big-endian floats equal to the Kaldi-
+// format output; kind 006|0100 for MFCC with energy, 007|020000 for fbank
+// without; text mode and the spectrogram tool refuse it.
+TEST_F(FeatTools, HtkOutput) {
+  AddWav("a.wav", MakeWav(WavSpec(), Noise(8000, 9)));
+  WriteFile(dir_.File("wav.scp"), "utt1 a.wav\n");
+  auto big32 = [](const std::string &b, size_t pos) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+      v = (v << 8) | static_cast<unsigned char>(b[pos + i]);
+    return v;
+  };
+  auto big16 = [](const std::string &b, size_t pos) {
+    return (static_cast<unsigned char>(b[pos]) << 8) |
+           static_cast<unsigned char>(b[pos + 1]);
+  };
+  struct Case {
+    std::string tool;
+    unsigned kind;
+  };
+  for (const Case &c : {Case{"compute-mfcc-feats", 006 | 0100},
+                        Case{"compute-fbank-feats", 007 | 020000}}) {
+    ASSERT_EQ(Run(c.tool + " --dither=0 scp:wav.scp ark:k.ark").exit_status,
+              0);
+    CommandResult r =
+        Run(c.tool + " --dither=0 --output-format=htk scp:wav.scp ark:h.ark");
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    Matrix<BaseFloat> expected = ReadFeats("ark:" + dir_.File("k.ark"))["utt1"];
+    std::string b = ReadFile(dir_.File("h.ark"));
+    ASSERT_EQ(b.substr(0, 5), "utt1 ");
+    const size_t h = 5;
+    int rows = expected.NumRows(), cols = expected.NumCols();
+    ASSERT_EQ(b.size(), h + 12 + 4u * rows * cols) << c.tool;
+    EXPECT_EQ(big32(b, h), static_cast<uint32_t>(rows));
+    EXPECT_EQ(big32(b, h + 4), 100000u);
+    EXPECT_EQ(big16(b, h + 8), 4 * cols);
+    EXPECT_EQ(static_cast<unsigned>(big16(b, h + 10)), c.kind) << c.tool;
+    for (int i = 0; i < rows; i++)
+      for (int j = 0; j < cols; j++) {
+        uint32_t bits = big32(b, h + 12 + 4 * (i * cols + j));
+        float v;
+        std::memcpy(&v, &bits, 4);
+        ASSERT_EQ(v, expected(i, j)) << c.tool << " row " << i << " col " << j;
+      }
+  }
+  ExpectFailureNaming("compute-mfcc-feats --output-format=htk scp:wav.scp "
+                      "ark,t:t.txt", {"text mode"});
+  ExpectFailureNaming("compute-spectrogram-feats --output-format=htk "
+                      "scp:wav.scp ark:s.ark", {"htk", "not available"});
+  ExpectFailureNaming("compute-fbank-feats --output-format=wav scp:wav.scp "
+                      "ark:s.ark", {"Invalid --output-format=wav"});
 }
 
 TEST_F(FeatTools, PipesChannelsAndDurations) {
