@@ -142,7 +142,8 @@ fi
 
 if [[ $stage -le 6 ]]; then
   echo "$0: stage 6: combining the last models"
-  nnet3-combine $(for i in $(seq $((num_iters - 2)) $num_iters); do echo $work/$i.raw; done) \
+  # Newest first: the combination starts from the last model alone.
+  nnet3-combine $(for i in $(seq $num_iters -1 $((num_iters - 2))); do echo $work/$i.raw; done) \
     "ark:nnet3-merge-egs ark:$work/egs.test.ark ark:- |" $work/final.raw \
     2>$work/log/combine.log
 fi

@@ -33,7 +33,9 @@ int Nnet3Combine(int argc, char *argv[]) {
               "yes|no|optional|wait; accepted for compatibility (this build "
               "computes on the CPU)");
   po.Register("max-objective-evaluations", &max_objective_evaluations,
-              "Accepted for compatibility with older scripts; not used.");
+              "At most this many averages are evaluated: with more models "
+              "than that, the objective is computed after every "
+              "ceil(N / this) added models (and for the full average)");
   po.Register("batchnorm-test-mode", &opts.batchnorm_test_mode,
               "If true, set test-mode to true on any BatchNormComponents "
               "while evaluating objectives.");
@@ -42,6 +44,9 @@ int Nnet3Combine(int argc, char *argv[]) {
               "DropoutMaskComponents while evaluating objectives.");
   po.Read(argc, argv);
   if (po.NumArgs() < 3) return UsageError(po);
+  if (max_objective_evaluations < 1)
+    NNET3_ERR << "Invalid --max-objective-evaluations="
+              << max_objective_evaluations << " (must be >= 1)";
   const int32 num_nnets = po.NumArgs() - 2;
   std::string examples_rspecifier = po.GetArg(num_nnets + 1),
               nnet_wxfilename = po.GetArg(num_nnets + 2);
@@ -59,9 +64,13 @@ int Nnet3Combine(int argc, char *argv[]) {
   Nnet nnet;
   ReadKaldiObject(po.GetArg(1), &nnet);
   NnetCombiner combiner(opts, egs, nnet);
+  // Evaluate after every num_to_add models (and after the last one).
+  const int32 num_to_add =
+      (num_nnets + max_objective_evaluations - 1) / max_objective_evaluations;
   for (int32 n = 1; n < num_nnets; n++) {
     ReadKaldiObject(po.GetArg(1 + n), &nnet);
-    combiner.AddModel(nnet);
+    combiner.AddModel(nnet, (n - 1) % num_to_add == num_to_add - 1 ||
+                                n == num_nnets - 1);
   }
   const Nnet &best = combiner.Finish();
   WriteKaldiObject(best, nnet_wxfilename, binary_write);

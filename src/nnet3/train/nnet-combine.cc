@@ -35,12 +35,13 @@ NnetCombiner::NnetCombiner(const NnetCombineOptions &opts,
   NNET3_LOG << "objective function using the last model is " << init_objf_;
 }
 
-void NnetCombiner::AddModel(const Nnet &nnet) {
+void NnetCombiner::AddModel(const Nnet &nnet, bool evaluate) {
   CheckSameStructure(nnet, average_, "nnet3-combine");
   num_models_++;
   // Running average of the first num_models_ models.
   ScaleNnet((num_models_ - 1.0) / num_models_, &average_);
   AddNnet(nnet, 1.0 / num_models_, &average_);
+  if (!evaluate) return;
   BaseFloat objf = ComputeObjectivePerFrame(opts_, egs_, average_);
   NNET3_LOG << "Combining last " << num_models_
             << " models, objective function is " << objf;

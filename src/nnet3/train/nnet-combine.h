@@ -38,8 +38,10 @@ class NnetCombiner {
   // first: the model used alone; egs must outlive this object.
   NnetCombiner(const NnetCombineOptions &opts,
                const std::vector<NnetExample> &egs, const Nnet &first);
-  // Adds the next model to the running average and evaluates it.
-  void AddModel(const Nnet &nnet);
+  // Adds the next model to the running average and, if 'evaluate',
+  // computes the average's objective (only evaluated averages can become
+  // Best()).
+  void AddModel(const Nnet &nnet, bool evaluate = true);
   // Recomputes BatchNorm statistics of the best average (if it has
   // BatchNorm) and returns it.
   const Nnet &Finish();

@@ -362,6 +362,30 @@ TEST(TrainToolsTest, CombinePicksTheBestAverage) {
   EXPECT_NEAR(std::stod(m[1]), best, 1e-4);
 }
 
+TEST(TrainToolsTest, CombineMaxObjectiveEvaluations) {
+  // Three models: by default the averages of 2 and 3 are both evaluated;
+  // with --max-objective-evaluations=1 only the full average is.
+  TempDir tmp;
+  std::string d = TrainData();
+  std::string models = d + "/affine.momentum3.txt " + d + "/affine.raw " + d +
+                       "/affine.step1.txt ark:" + d + "/affine.merged.ark";
+  CommandResult r = RunCommand("nnet3-combine " + models + " a.raw", tmp.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("Combining last 2 models"), std::string::npos);
+  EXPECT_NE(r.err.find("Combining last 3 models"), std::string::npos);
+  r = RunCommand("nnet3-combine --max-objective-evaluations=1 " + models +
+                     " b.raw",
+                 tmp.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.err.find("Combining last 2 models"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Combining last 3 models"), std::string::npos);
+  r = RunCommand("nnet3-combine --max-objective-evaluations=0 " + models +
+                     " c.raw",
+                 tmp.path());
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(r.err.find("--max-objective-evaluations"), std::string::npos);
+}
+
 TEST(TrainToolsTest, ShowProgressParameterDifferences) {
   std::string d = TrainData();
   CommandResult r = RunCommand("nnet3-show-progress " + d + "/affine.raw " +
