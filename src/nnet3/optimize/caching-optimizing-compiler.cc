@@ -94,9 +94,7 @@ std::string ComputeStructureKey(const Nnet &nnet,
   NnetOptimizeOptions opt_copy = opt_config;
   OptionsRecorder opt_recorder;
   opt_copy.Register(&opt_recorder);
-  os << "optimization:" << opt_recorder.Text()
-     << "optimize-looped-computation="
-     << (opt_config.optimize_looped_computation ? "true" : "false") << "\n";
+  os << "optimization:" << opt_recorder.Text();
   CompilerOptions compiler_copy = config.compiler;
   OptionsRecorder compiler_recorder;
   compiler_copy.Register(&compiler_recorder);

@@ -114,8 +114,7 @@ bool NnetOptimizeOptions::operator==(const NnetOptimizeOptions &o) const {
          max_deriv_time == o.max_deriv_time &&
          max_deriv_time_relative == o.max_deriv_time_relative &&
          snip_row_ops == o.snip_row_ops &&
-         memory_compression_level == o.memory_compression_level &&
-         optimize_looped_computation == o.optimize_looped_computation;
+         memory_compression_level == o.memory_compression_level;
 }
 
 namespace {
@@ -195,7 +194,7 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
   bool any_row_ops =
       config.snip_row_ops || config.split_row_ops || config.optimize_row_ops;
   if (any_row_ops) RunPass("row-ops", nnet, computation, row_ops);
-  if (config.extend_matrices && !config.optimize_looped_computation)
+  if (config.extend_matrices)
     RunPass("extend-matrices", nnet, computation,
             [&] { ExtendMatrices(computation); });
   if (config.remove_assignments || config.backprop_in_place ||
@@ -217,15 +216,14 @@ void Optimize(const NnetOptimizeOptions &config, const Nnet &nnet,
   if (config.move_sizing_commands)
     RunPass("move-sizing-commands", nnet, computation,
             [&] { MoveSizingCommands(nnet, computation); });
-  if (config.allocate_from_other && !config.optimize_looped_computation)
+  if (config.allocate_from_other)
     RunPass("allocate-from-other", nnet, computation, [&] {
       RemoveUnnecessaryAllocation(nnet, computation);
       RemoveNoOps(computation);
     });
   RunPass("consolidate-io", nnet, computation,
           [&] { ConsolidateIoOperations(nnet, computation); });
-  if (config.memory_compression_level > 0 &&
-      !config.optimize_looped_computation)
+  if (config.memory_compression_level > 0)
     RunPass("memory-compression", nnet, computation, [&] {
       OptimizeMemoryCompression(nnet, config.memory_compression_level,
                                 computation);

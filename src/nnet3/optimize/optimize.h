@@ -36,7 +36,6 @@ struct NnetOptimizeOptions {
   int32 max_deriv_time_relative = INT_MAX;
   bool snip_row_ops = true;
   int32 memory_compression_level = 1;
-  bool optimize_looped_computation = false;
 
   void Register(OptionsItf *opts);
   bool operator==(const NnetOptimizeOptions &other) const;
