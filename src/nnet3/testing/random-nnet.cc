@@ -696,4 +696,21 @@ void GenerateRandomRequest(const Nnet &nnet, RandomSource *rng,
   request->need_model_derivative = any_output_deriv && rng->WithProb(0.5);
 }
 
+void GenerateRandomBackwardCase(RandomSource *rng, bool input_derivs,
+                                bool model_derivative,
+                                RandomBackwardCase *c) {
+  std::string description;
+  std::string config =
+      GenerateRandomNnetConfig(rng, RandomNnetOptions(), &description);
+  c->nnet = NnetFromConfigString(config);
+  GenerateRandomRequest(c->nnet, rng, &c->request, &c->inputs);
+  for (IoSpecification &o : c->request.outputs) o.has_deriv = true;
+  for (IoSpecification &i : c->request.inputs) i.has_deriv = input_derivs;
+  c->request.need_model_derivative = model_derivative;
+  std::ostringstream trace;
+  trace << "(" << description << ")\n" << config;
+  c->request.Print(trace);
+  c->trace = trace.str();
+}
+
 }  // namespace nnet3

@@ -73,6 +73,20 @@ void GenerateRandomRequest(const Nnet &nnet, RandomSource *rng,
                            ComputationRequest *request,
                            std::vector<Matrix<BaseFloat>> *inputs);
 
+// A random network and backward request for the differential tests:
+// every output has a derivative, the inputs have one iff input_derivs, and
+// need_model_derivative is model_derivative. 'trace' describes the case
+// (network description, config and request) for SCOPED_TRACE.
+struct RandomBackwardCase {
+  Nnet nnet;
+  ComputationRequest request;
+  std::vector<Matrix<BaseFloat>> inputs;
+  std::string trace;
+};
+void GenerateRandomBackwardCase(RandomSource *rng, bool input_derivs,
+                                bool model_derivative,
+                                RandomBackwardCase *c);
+
 }  // namespace nnet3
 
 #endif  // NNET3_NNET3_TESTING_RANDOM_NNET_H_

@@ -441,21 +441,12 @@ TEST(RowOps, RandomNetworksGiveTheSameResults) {
         num_changed_computations = 0, num_multi = 0;
   for (int32 seed = 1; seed <= num_seeds; seed++) {
     RandomSource rng(7300 + seed);
-    std::string description;
-    std::string config =
-        GenerateRandomNnetConfig(&rng, RandomNnetOptions(), &description);
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (" + description + ")\n" +
-                 config);
-    Nnet nnet = NnetFromConfigString(config);
-    ComputationRequest request;
-    std::vector<Matrix<BaseFloat> > inputs;
-    GenerateRandomRequest(nnet, &rng, &request, &inputs);
-    for (IoSpecification &o : request.outputs) o.has_deriv = true;
-    for (IoSpecification &i : request.inputs) i.has_deriv = (seed % 3 != 0);
-    request.need_model_derivative = (seed % 2 == 0);
-    std::ostringstream req_str;
-    request.Print(req_str);
-    SCOPED_TRACE(req_str.str());
+    RandomBackwardCase c;
+    GenerateRandomBackwardCase(&rng, seed % 3 != 0, (seed % 2 == 0), &c);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " " + c.trace);
+    const Nnet &nnet = c.nnet;
+    const ComputationRequest &request = c.request;
+    const std::vector<Matrix<BaseFloat> > &inputs = c.inputs;
 
     NnetComputation raw;
     CompileComputation(nnet, request, CompilerOptions(), &raw);
