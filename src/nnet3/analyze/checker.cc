@@ -106,16 +106,15 @@ void ComputationChecker::CheckCommandIndexes(
                 << nnet_.NumComponents() << " components)";
     return nnet_.GetComponent(comp);
   };
+  // Simple components may have precomputed indexes too (Kaldi's
+  // BackpropTruncationComponent keeps its zeroing pattern there).
   auto check_precomputed = [&](int32 p, int32 props) {
+    (void)props;
     int32 n = static_cast<int32>(
         computation_.component_precomputed_indexes.size());
     if (p < 0 || (p > 0 && p >= n))
       NNET3_ERR << where << "precomputed-indexes index " << p
                 << " is out of range";
-    if (p != 0 && (props & kSimpleComponent))
-      NNET3_ERR << where
-                << "precomputed-indexes index is nonzero for a simple "
-                   "component";
   };
   auto cols_must_be = [&](int32 s, int32 dim, const char *what) {
     if (s != 0 && subs[s].num_cols != dim)

@@ -57,6 +57,32 @@ Component *Component::ReadNew(std::istream &is, bool binary) {
   return c;
 }
 
+ComponentPrecomputedIndexes *ComponentPrecomputedIndexes::NewOfType(
+    const std::string &type) {
+  return ComponentRegistry::Get().NewPrecomputedIndexes(type);
+}
+
+ComponentPrecomputedIndexes *ComponentPrecomputedIndexes::ReadNew(
+    std::istream &is, bool binary) {
+  std::string token;
+  ReadToken(is, binary, &token);
+  if (token.size() < 3 || token.front() != '<' || token.back() != '>')
+    NNET3_ERR << "Expected a precomputed-indexes type token like "
+              << "<StatisticsPoolingComponentPrecomputedIndexes>, got "
+              << PrintableString(token);
+  std::string type = token.substr(1, token.size() - 2);
+  ComponentPrecomputedIndexes *p = NewOfType(type);
+  if (p == nullptr)
+    NNET3_ERR << "Unknown component precomputed-indexes type " << type;
+  try {
+    p->Read(is, binary);
+  } catch (...) {
+    delete p;
+    throw;
+  }
+  return p;
+}
+
 void ExpectOneOrTwoTokens(std::istream &is, bool binary,
                           const std::string &token1,
                           const std::string &token2) {

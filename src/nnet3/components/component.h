@@ -50,15 +50,27 @@ enum ComponentProperties {
 };
 
 // Component-specific data precomputed from the Indexes of a computation
-// (for non-simple components such as convolution); none of this issue's
-// components needs any.
+// (for non-simple components such as convolution, statistics pooling and
+// TDNN). Created by Component::PrecomputeIndexes() at compile time, owned by
+// the NnetComputation and written inside it as
+// "<" + Type() + "> ... </" + Type() + ">". Every class registers itself
+// under its Type() string in the precomputed-indexes registry, so that a
+// computation read from disk (--read-cache) can create it.
 class ComponentPrecomputedIndexes {
  public:
   virtual ComponentPrecomputedIndexes *Copy() const = 0;
+  // Writes the opening tag "<Type()>", the fields, and the closing tag.
   virtual void Write(std::ostream &os, bool binary) const = 0;
+  // Reads from just after or just before the opening tag (use
+  // ExpectOneOrTwoTokens), through the closing tag.
   virtual void Read(std::istream &is, bool binary) = 0;
   virtual std::string Type() const = 0;
   virtual ~ComponentPrecomputedIndexes() {}
+
+  // Reads "<Type>" then the object; an unknown type is a UserError.
+  static ComponentPrecomputedIndexes *ReadNew(std::istream &is, bool binary);
+  // nullptr if the type is unknown.
+  static ComponentPrecomputedIndexes *NewOfType(const std::string &type);
 };
 
 class Component {
@@ -96,6 +108,27 @@ class Component {
                             const Index &output_index,
                             const IndexSet &input_index_set,
                             std::vector<Index> *used_inputs) const;
+
+  // Non-simple components: data derived from the exact input and output
+  // Indexes of one step (rows in that order), created once at compile time
+  // and given back to Propagate/Backprop. need_backprop says whether
+  // Backprop will be called. Default: nullptr (nothing to precompute).
+  virtual ComponentPrecomputedIndexes *PrecomputeIndexes(
+      const MiscComputationInfo &misc_info,
+      const std::vector<Index> &input_indexes,
+      const std::vector<Index> &output_indexes, bool need_backprop) const {
+    (void)misc_info; (void)input_indexes; (void)output_indexes;
+    (void)need_backprop;
+    return nullptr;
+  }
+  // Components with kReordersIndexes: may reorder the input and output
+  // Indexes of a step, and may insert "blank" Indexes (t == kNoTime), which
+  // the compiler turns into zero rows that nothing computes. Called by the
+  // step computer before PrecomputeIndexes.
+  virtual void ReorderIndexes(std::vector<Index> *input_indexes,
+                              std::vector<Index> *output_indexes) const {
+    (void)input_indexes; (void)output_indexes;
+  }
 
   // Kaldi's type string, e.g. "AffineComponent".
   virtual std::string Type() const = 0;
@@ -221,6 +254,8 @@ void CheckNoUnusedValues(const ConfigLine &cfl, const Component &c);
 
 // ---- Registry --------------------------------------------------------------
 
+typedef std::function<ComponentPrecomputedIndexes *()> PrecomputedIndexesFactory;
+
 typedef std::function<Component *()> ComponentFactory;
 
 // Type string -> factory. Families add their components through the
@@ -233,10 +268,16 @@ class ComponentRegistry {
   // nullptr if unknown.
   Component *New(const std::string &type) const;
   std::vector<std::string> Types() const;
+  // Precomputed-indexes classes, keyed by their Type() string.
+  void AddPrecomputedIndexes(const std::string &type,
+                             PrecomputedIndexesFactory factory);
+  ComponentPrecomputedIndexes *NewPrecomputedIndexes(
+      const std::string &type) const;
 
  private:
   ComponentRegistry();
   std::map<std::string, ComponentFactory> factories_;
+  std::map<std::string, PrecomputedIndexesFactory> indexes_factories_;
 };
 
 }  // namespace nnet3

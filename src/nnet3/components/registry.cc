@@ -36,6 +36,18 @@ Component *ComponentRegistry::New(const std::string &type) const {
   return it == factories_.end() ? nullptr : it->second();
 }
 
+void ComponentRegistry::AddPrecomputedIndexes(
+    const std::string &type, PrecomputedIndexesFactory factory) {
+  NNET3_ASSERT(!type.empty() && indexes_factories_.count(type) == 0);
+  indexes_factories_[type] = std::move(factory);
+}
+
+ComponentPrecomputedIndexes *ComponentRegistry::NewPrecomputedIndexes(
+    const std::string &type) const {
+  auto it = indexes_factories_.find(type);
+  return it == indexes_factories_.end() ? nullptr : it->second();
+}
+
 std::vector<std::string> ComponentRegistry::Types() const {
   std::vector<std::string> types;
   for (const auto &kv : factories_) types.push_back(kv.first);

@@ -11,6 +11,7 @@
 #ifndef NNET3_NNET3_CORE_INDEX_H_
 #define NNET3_NNET3_CORE_INDEX_H_
 
+#include <limits>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -21,6 +22,11 @@
 #include "base/common.h"
 
 namespace nnet3 {
+
+// The t value of a "blank" Index: a padding row that some non-simple
+// components (convolution, attention, TDNN) insert to make their input or
+// output regular; nothing computes it and its value is zero.
+const int32 kNoTime = std::numeric_limits<int32>::min();
 
 struct Index {
   int32 n;  // sequence (member of the minibatch)
