@@ -6,12 +6,16 @@
 // appended), looking the input frames up by Index so that it does not
 // depend on the row layout that ReorderIndexes/PrecomputeIndexes choose;
 // central finite differences for Backprop; hand-worked time grids for
-// ReorderIndexes; Kaldi's reference spans and Info() lines for the formats.
+// ReorderIndexes; Kaldi's reference spans and Info() lines for the formats;
+// and Kaldi's nnet3-compute outputs of rand014/018/019, recomputed without
+// the compiler.
 #include "nnet3/components/restricted-attention.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,6 +25,8 @@
 
 #include "nnet3/components/attention.h"
 #include "nnet3/components/component-test-util.h"
+#include "nnet3/nnet/nnet.h"
+#include "util/stream.h"
 
 namespace nnet3 {
 namespace {
@@ -49,7 +55,7 @@ class SetOfIndexes : public IndexSet {
 };
 
 // Frames for n in [0, num_n), t = t_begin, t_begin + step, ... < t_end, x = 0,
-// in the compiler's usual order (t slow? no matter: ReorderIndexes fixes it).
+// n-major (not the component's layout: ReorderIndexes rearranges them).
 std::vector<Index> Frames(int32 num_n, int32 t_begin, int32 t_end,
                           int32 step = 1) {
   std::vector<Index> v;
@@ -575,6 +581,97 @@ TEST(AttentionMath, ShiftedHelpersAgreeWithLoops) {
       }
   EXPECT_TRUE(A2.ApproxEqual(A3, 1e-5));
   EXPECT_TRUE(B2.ApproxEqual(B3, 1e-5));
+}
+
+// ---- Against Kaldi's nnet3-compute outputs ---------------------------------------
+// The rand014/018/019 models are an affine layer followed by the attention
+// component, and every utterance fits in one chunk. nnet3-compute gives the
+// network the frames [-left-context, T - 1 + right-context] (frame indexes
+// clamped into the utterance), so frames that only the non-required context
+// wants are absent and read as zero. Computed here without the compiler:
+// affine per frame, then ReorderIndexes/PrecomputeIndexes/Propagate.
+
+// "key [ rows ]" text archive.
+std::vector<std::pair<std::string, Matrix<BaseFloat>>> ReadTextArchive(
+    const std::string &path) {
+  std::ifstream is(path);
+  EXPECT_TRUE(is.good()) << path;
+  std::vector<std::pair<std::string, Matrix<BaseFloat>>> ans;
+  std::string key, bracket;
+  while (is >> key >> bracket) {
+    EXPECT_EQ(bracket, "[");
+    std::vector<std::vector<BaseFloat>> rows;
+    std::string line;
+    std::getline(is, line);
+    bool done = false;
+    while (!done && std::getline(is, line)) {
+      std::istringstream ls(line);
+      std::vector<BaseFloat> row;
+      std::string tok;
+      while (ls >> tok) {
+        if (tok == "]") {
+          done = true;
+          break;
+        }
+        row.push_back(std::stof(tok));
+      }
+      if (!row.empty()) rows.push_back(row);
+    }
+    Matrix<BaseFloat> m(rows.size(), rows.empty() ? 0 : rows[0].size());
+    for (size_t r = 0; r < rows.size(); r++)
+      for (size_t c = 0; c < rows[r].size(); c++) m(r, c) = rows[r][c];
+    ans.push_back({key, m});
+  }
+  return ans;
+}
+
+void CheckKaldiCompute(const std::string &name, int32 left_context,
+                       int32 right_context) {
+  const std::string dir = std::string(NNET3_TEST_DATA_DIR) + "/kaldi/";
+  Nnet nnet;
+  ReadKaldiObject(dir + "models/" + name + ".raw", &nnet);
+  const Component *affine = nnet.GetComponent(nnet.GetComponentIndex("affine"));
+  const RestrictedAttentionComponent *att =
+      dynamic_cast<const RestrictedAttentionComponent *>(
+          nnet.GetComponent(nnet.GetComponentIndex("attention")));
+  ASSERT_TRUE(affine != nullptr && att != nullptr);
+  auto feats = ReadTextArchive(dir + "compute/" + name + ".feats.txt");
+  auto expected = ReadTextArchive(dir + "compute/" + name + ".default.out.txt");
+  ASSERT_EQ(feats.size(), expected.size());
+  ASSERT_FALSE(feats.empty());
+  for (size_t u = 0; u < feats.size(); u++) {
+    const Matrix<BaseFloat> &f = feats[u].second;
+    const int32 T = f.NumRows();
+    ASSERT_EQ(expected[u].second.NumRows(), T);
+    std::map<Index, Vector<BaseFloat>> data;
+    std::vector<Index> inputs, outputs = Frames(1, 0, T);
+    Matrix<BaseFloat> one(1, f.NumCols()), hidden(1, affine->OutputDim());
+    for (int32 t = -left_context; t < T + right_context; t++) {
+      one.Row(0).CopyFromVec(f.Row(std::min(std::max(t, 0), T - 1)));
+      hidden.SetZero();
+      affine->DeleteMemo(affine->Propagate(nullptr, one, &hidden));
+      inputs.push_back(Index(0, t));
+      data[Index(0, t)] = Vector<BaseFloat>(hidden.Row(0));
+    }
+    Step s = MakeStep(*att, inputs, outputs, data);
+    Matrix<BaseFloat> out = NewMat(s.out_idx.size(), att->OutputDim());
+    att->DeleteMemo(att->Propagate(s.pre.get(), s.in, &out));
+    for (size_t r = 0; r < s.out_idx.size(); r++) {
+      if (s.out_idx[r].t == kNoTime) continue;
+      int32 t = s.out_idx[r].t;
+      for (int32 j = 0; j < att->OutputDim(); j++) {
+        BaseFloat want = expected[u].second(t, j);
+        ASSERT_NEAR(out(r, j), want, 1e-4 + 1e-4 * std::fabs(want))
+            << name << " " << feats[u].first << " frame " << t << " col " << j;
+      }
+    }
+  }
+}
+
+TEST(RestrictedAttention, MatchesKaldiComputeOutputs) {
+  CheckKaldiCompute("rand014", 12, 0);
+  CheckKaldiCompute("rand018", 2, 1);
+  CheckKaldiCompute("rand019", 2, 0);
 }
 
 }  // namespace
