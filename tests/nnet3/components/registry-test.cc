@@ -53,6 +53,9 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      {"RestrictedAttentionComponent",
+       "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
+       "num-right-inputs=1"},
   };
   return configs;
 }
