@@ -56,6 +56,7 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"RestrictedAttentionComponent",
        "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
        "num-right-inputs=1"},
+      {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
   };
   return configs;
 }
