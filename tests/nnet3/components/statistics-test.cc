@@ -394,6 +394,42 @@ TEST(StatisticsPooling, BackpropMatchesFiniteDifferences) {
   }
 }
 
+TEST(StatisticsPooling, BackpropReadsOnlyWhatItDeclares) {
+  // With the values the flags do not ask for replaced by empty matrices,
+  // Backprop gives the same input derivative.
+  const int32 f = 2;
+  for (const PoolingCase &pc : kPoolingCases) {
+    auto c = MakePooling(pc, 1 + 2 * f);
+    Step s = PoolingStep(pc.period, pc.left, pc.right);
+    Prepare(*c, &s);
+    RandomSource rs(4);
+    Matrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
+    Matrix<BaseFloat> out = Propagate(*c, s, in);
+    Matrix<BaseFloat> od = RandMat(out.NumRows(), out.NumCols(), &rs);
+    Matrix<BaseFloat> d1 = NewMat(in.NumRows(), in.NumCols()),
+                      d2 = NewMat(in.NumRows(), in.NumCols()), empty;
+    int32 props = c->Properties();
+    c->Backprop("", s.pi.get(), in, out, od, nullptr, nullptr, &d1);
+    c->Backprop("", s.pi.get(), (props & kBackpropNeedsInput) ? in : empty,
+                (props & kBackpropNeedsOutput) ? out : empty, od, nullptr,
+                nullptr, &d2);
+    EXPECT_TRUE(d1.Equal(d2)) << c->Info();
+  }
+  // Extraction without variance needs neither.
+  auto e = FromConfig("StatisticsExtractionComponent",
+                      "input-dim=3 output-period=4 include-variance=false");
+  Step s = ExtractionStep(1, 4);
+  Prepare(*e, &s);
+  RandomSource rs(6);
+  Matrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
+  Matrix<BaseFloat> od = RandMat(s.outputs.size(), 4, &rs);
+  Matrix<BaseFloat> d1 = NewMat(in.NumRows(), 3), d2 = NewMat(in.NumRows(), 3),
+                    empty;
+  e->Backprop("", s.pi.get(), in, empty, od, nullptr, nullptr, &d1);
+  e->Backprop("", s.pi.get(), empty, empty, od, nullptr, nullptr, &d2);
+  EXPECT_TRUE(d1.Equal(d2));
+}
+
 TEST(StatisticsPooling, PropertiesAsKaldi) {
   PoolingCase a = {1, 1, 1, 0, false}, b = {1, 1, 1, 2, false},
               d = {1, 1, 1, 0, true};
