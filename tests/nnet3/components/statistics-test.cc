@@ -611,8 +611,8 @@ TEST(Statistics, ConfigErrors) {
   EXPECT_TRUE(has(ConfigError(po, "input-dim=3 left-context=1 right-context=1 "
                                   "variance-floor=1.5"),
                   "variance-floor=1.5"));
-  EXPECT_TRUE(has(ConfigError(po, "input-dim=3 left-context=1 right-context=1 "
-                                  "num-log-count-features=-1"),
+  EXPECT_TRUE(has(ConfigError(po, "num-log-count-features=-1 input-dim=3 "
+                                  "right-context=1 left-context=1"),
                   "num-log-count-features=-1"));
   EXPECT_TRUE(has(ConfigError(po, "input-dim=3 left-context=1 right-context=1 "
                                   "output-period=2"),
