@@ -12,6 +12,7 @@ void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
 void RegisterStatisticsComponents(ComponentRegistry *registry);
+void RegisterAttentionComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -20,6 +21,7 @@ ComponentRegistry::ComponentRegistry() {
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
   RegisterStatisticsComponents(this);
+  RegisterAttentionComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

@@ -256,8 +256,15 @@ ComponentPrecomputedIndexes *StatisticsExtractionComponent::PrecomputeIndexes(
       if (it == input_row.end()) continue;
       ExtendRange(it->second, &ranges[o]);
       counts(o) += 1.0;
-      // Blocks do not overlap: each input row feeds one output row.
-      NNET3_ASSERT(owner[it->second] == -1);
+      // Blocks do not overlap, so each input row may feed one output row
+      // only; two requested outputs in one block break that.
+      if (owner[it->second] != -1)
+        NNET3_ERR << Type() << ": outputs at t="
+                  << output_indexes[owner[it->second]].t << " and t="
+                  << out_index.t << " use the same block of "
+                  << "output-period=" << output_period_
+                  << " frames; read this component through Round(name, "
+                  << output_period_ << ")";
       owner[it->second] = o;
     }
     NNET3_ASSERT(counts(o) != 0.0 && "output row with no input rows");

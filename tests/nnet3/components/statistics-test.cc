@@ -188,6 +188,22 @@ TEST(StatisticsExtraction, InputIndexesRoundTimeDownToTheBlock) {
   EXPECT_FALSE(c->IsComputable(misc, Index(0, 0, 1), avail, nullptr));
 }
 
+TEST(StatisticsExtraction, TwoOutputsInOneBlockAreAnError) {
+  // Without Round() a consumer could ask for t=0 and t=1 of a block of 2;
+  // the rows of a block can only feed one output row.
+  auto c = FromConfig("StatisticsExtractionComponent",
+                      "input-dim=2 output-period=2");
+  std::vector<Index> in = {Index(0, 0, 0), Index(0, 1, 0)},
+                     out = {Index(0, 0, 0), Index(0, 1, 0)};
+  MiscComputationInfo misc;
+  try {
+    delete c->PrecomputeIndexes(misc, in, out, true);
+    FAIL() << "accepted";
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("Round("), std::string::npos) << e.message();
+  }
+}
+
 // Central differences of f = sum(out .* R) along random input directions
 // that leave 'frozen_cols' alone (columns Backprop treats as constants).
 void CheckInputDerivative(const Component &c, const Step &s,
