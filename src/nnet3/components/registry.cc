@@ -11,6 +11,7 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterStatisticsComponents(ComponentRegistry *registry);
 void RegisterAttentionComponents(ComponentRegistry *registry);
 void RegisterTdnnComponents(ComponentRegistry *registry);
 
@@ -20,6 +21,7 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterStatisticsComponents(this);
   RegisterAttentionComponents(this);
   RegisterTdnnComponents(this);
 }

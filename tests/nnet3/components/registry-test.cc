@@ -53,6 +53,12 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      // Periods of 1: the generic checks ask for every t, and with a larger
+      // output-period two outputs would share a block (statistics-test
+      // covers periods).
+      {"StatisticsExtractionComponent", "input-dim=4 include-variance=true"},
+      {"StatisticsPoolingComponent",
+       "input-dim=9 left-context=2 right-context=2 output-stddevs=true"},
       {"RestrictedAttentionComponent",
        "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
        "num-right-inputs=1"},
@@ -124,9 +130,19 @@ bool IsNonSmooth(const std::string &type) {
          type == "PnormComponent";
 }
 
+// Types whose Backprop is by design not the full derivative: statistics
+// pooling passes nothing back to the count column (as Kaldi); with the
+// random inputs used here the counts are arbitrary, so finite differences
+// through that column do not match. statistics-test checks the other
+// columns with consistent counts.
+bool BackpropIsPartial(const std::string &type) {
+  return type == "StatisticsPoolingComponent";
+}
+
 TEST_P(EachComponent, ChecksThroughACompiledNetwork) {
   CheckComponentInNetwork(GetParam(), ExampleConfigs().at(GetParam()),
-                          !IsNonSmooth(GetParam()));
+                          !IsNonSmooth(GetParam()) &&
+                              !BackpropIsPartial(GetParam()));
 }
 
 #define SKIP_IF_NOT_SIMPLE()                                              \
