@@ -11,6 +11,9 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterRepeatedAffineComponents(ComponentRegistry *registry);
+void RegisterStructuralComponents(ComponentRegistry *registry);
+void RegisterConvolution3dComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -18,6 +21,9 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterRepeatedAffineComponents(this);
+  RegisterStructuralComponents(this);
+  RegisterConvolution3dComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {
