@@ -234,7 +234,10 @@ void ConstantComponent::Backprop(const std::string &,
                                  const CuMatrixBase<BaseFloat> &,
                                  const CuMatrixBase<BaseFloat> &out_deriv,
                                  void *, Component *to_update_in,
-                                 CuMatrixBase<BaseFloat> *) const {
+                                 CuMatrixBase<BaseFloat> *in_deriv) const {
+  // The output does not depend on the input. The properties do not claim
+  // kBackpropAdds (as in Kaldi), so a requested in_deriv is overwritten.
+  if (in_deriv != nullptr) in_deriv->SetZero();
   if (to_update_in == nullptr) return;
   ConstantComponent *to_update =
       dynamic_cast<ConstantComponent *>(to_update_in);

@@ -124,7 +124,8 @@ class ConstantComponent : public UpdatableComponent {
   void *Propagate(const ComponentPrecomputedIndexes *indexes,
                   const CuMatrixBase<BaseFloat> &in,
                   CuMatrixBase<BaseFloat> *out) const override;
-  // Never touches in_deriv (the output does not depend on the input).
+  // Sets in_deriv (if given) to zero: the output does not depend on the
+  // input.
   void Backprop(const std::string &debug_info,
                 const ComponentPrecomputedIndexes *indexes,
                 const CuMatrixBase<BaseFloat> &in_value,
