@@ -1,7 +1,8 @@
 // nnet3/components/convolution-3d.h
 // Kaldi's older (deprecated there, kept for its models) convolution over
-// rows that each hold a whole 3-D tensor (x: e.g. time, y: e.g.
-// frequency, z: e.g. channels), and the matching 3-D max pooling.
+// rows that each hold a whole 3-D tensor, typically time frames along x,
+// frequency bins along y and feature channels along z, and the matching
+// 3-D max pooling.
 //
 // ConvolutionComponent: each filter spans filt-x-dim x filt-y-dim x all of
 // z and hops over x and y with steps filt-x-step and filt-y-step. The input
