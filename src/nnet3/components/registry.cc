@@ -14,6 +14,9 @@ void RegisterNormalizeComponents(ComponentRegistry *registry);
 void RegisterStatisticsComponents(ComponentRegistry *registry);
 void RegisterAttentionComponents(ComponentRegistry *registry);
 void RegisterTdnnComponents(ComponentRegistry *registry);
+void RegisterRepeatedAffineComponents(ComponentRegistry *registry);
+void RegisterStructuralComponents(ComponentRegistry *registry);
+void RegisterConvolution3dComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -24,6 +27,9 @@ ComponentRegistry::ComponentRegistry() {
   RegisterStatisticsComponents(this);
   RegisterAttentionComponents(this);
   RegisterTdnnComponents(this);
+  RegisterRepeatedAffineComponents(this);
+  RegisterStructuralComponents(this);
+  RegisterConvolution3dComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

@@ -63,6 +63,23 @@ const std::map<std::string, std::string> &ExampleConfigs() {
        "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
        "num-right-inputs=1"},
       {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
+      {"BlockAffineComponent", "input-dim=6 output-dim=4 num-blocks=2"},
+      {"RepeatedAffineComponent", "input-dim=6 output-dim=4 num-repeats=2"},
+      {"NaturalGradientRepeatedAffineComponent",
+       "input-dim=6 output-dim=4 num-repeats=2"},
+      {"DistributeComponent", "input-dim=6 output-dim=3"},
+      {"ConstantComponent", "output-dim=4 output-stddev=1.0"},
+      {"CompositeComponent",
+       "num-components=2 max-rows-process=4 "
+       "component1='type=BlockAffineComponent input-dim=6 output-dim=4 "
+       "num-blocks=2' component2='type=TanhComponent dim=4'"},
+      {"ConvolutionComponent",
+       "input-x-dim=3 input-y-dim=4 input-z-dim=2 filt-x-dim=2 filt-y-dim=2 "
+       "filt-x-step=1 filt-y-step=2 num-filters=3"},
+      {"MaxpoolingComponent",
+       "input-x-dim=3 input-y-dim=4 input-z-dim=2 pool-x-size=2 "
+       "pool-y-size=2 pool-z-size=1 pool-x-step=1 pool-y-step=2 "
+       "pool-z-step=1"},
   };
   return configs;
 }
