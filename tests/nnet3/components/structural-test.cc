@@ -494,9 +494,14 @@ TEST(Composite, DerivativesAndUpdateMatchTheChain) {
   dynamic_cast<UpdatableComponent &>(*g1).Vectorize(&v1);
   dynamic_cast<UpdatableComponent &>(*g2).Vectorize(&v2);
   EXPECT_TRUE(v1.ApproxEqual(v2, 1e-4));
-  // The sigmoid member stored its stats through Backprop.
+  // The sigmoid member stored its stats through Backprop, chunk by chunk
+  // (3, 3 and 1 rows). As in Kaldi, a sigmoid keeps the stats of its first
+  // minibatch and then of about every other one (a global random draw), so
+  // the count is 3 plus any of the later chunks.
   std::string info = g1->Info();
-  EXPECT_TRUE(Contains(info, "count=7")) << info;
+  EXPECT_TRUE(Contains(info, "count=3,") || Contains(info, "count=4,") ||
+              Contains(info, "count=6,") || Contains(info, "count=7,"))
+      << info;
 }
 
 TEST(Composite, IoRoundTripWithNaturalGradientMembers) {
