@@ -48,6 +48,9 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      {"TimeHeightConvolutionComponent",
+       "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
+       "height-offsets=-1,0,1 time-offsets=-1,0,1"},
   };
   return configs;
 }
