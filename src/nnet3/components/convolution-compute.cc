@@ -495,9 +495,7 @@ void CompileConvolutionComputation(
     ConvolutionComputation *computation,
     std::vector<Index> *input_indexes_modified,
     std::vector<Index> *output_indexes_modified) {
-  if (model.offsets.empty() || model.offsets[0].time_offset == kNoTime)
-    NNET3_ERR << "convolution: the image-average offset (kNoTime) is not "
-              << "supported";
+  if (model.offsets.empty()) NNET3_ERR << "convolution: no offsets";
   if (input_indexes.empty() || output_indexes.empty())
     NNET3_ERR << "convolution: empty input or output Indexes";
   ConvolutionComputationIo io;
@@ -598,6 +596,59 @@ void RunSteps(const ConvolutionComputation &cc, ConvOp op,
   }
 }
 
+// The (kNoTime, kNoTime) offset: every output pixel also sees, through the
+// filter block W0 = params(:, 0:num_filters_in), the per-image average of
+// each input filter over all input rows of the grid (blank rows included)
+// and all heights. With a(i, f) that average and g(i, f') the per-image
+// sum of the output derivative over frames and heights:
+//   forward:     out(row of image i, height j, f') += sum_f W0(f', f) a(i, f)
+//   backward:    in(row of image i, height h, f)  += s * sum_f' g(i, f') W0(f', f)
+//   parameters:  W0(f', f) += alpha * s * sum_i g(i, f') sum(i, f)
+// where s = 1 / (input frames * input heights) and sum(i, f) is the sum
+// whose average a is.
+void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
+                      const SubMatrix<BaseFloat> &in,
+                      const MatrixBase<BaseFloat> &out,
+                      const MatrixBase<BaseFloat> &params, BaseFloat alpha,
+                      MatrixBase<BaseFloat> *params_deriv) {
+  int32 ni = cc.num_images, nfi = cc.num_filters_in, nfo = cc.num_filters_out;
+  int32 in_blocks_h = in.NumCols() / nfi, out_blocks_h = out.NumCols() / nfo;
+  BaseFloat scale = 1.0 / (static_cast<BaseFloat>(in.NumRows() / ni) *
+                           in_blocks_h);
+  // Per-image sums over frames and heights of a (rows x (heights * dim))
+  // matrix.
+  auto block_sums = [ni](const MatrixBase<BaseFloat> &m, int32 dim) {
+    Matrix<BaseFloat> sums(ni, dim);
+    for (int32 r = 0; r < m.NumRows(); r++)
+      for (int32 c = 0; c < m.NumCols(); c++) sums(r % ni, c % dim) += m(r, c);
+    return sums;
+  };
+  SubMatrix<BaseFloat> w0 = params.Range(0, nfo, 0, nfi);
+  if (op == ConvOp::kForward) {
+    Matrix<BaseFloat> avg = block_sums(in, nfi);
+    avg.Scale(scale);
+    Matrix<BaseFloat> term(ni, nfo);
+    term.AddMatMat(1.0, avg, kNoTrans, w0, kTrans, 0.0);
+    SubMatrix<BaseFloat> o = out.RowRange(0, out.NumRows());
+    for (int32 r = 0; r < o.NumRows(); r++)
+      for (int32 c = 0; c < out_blocks_h * nfo; c++)
+        o(r, c) += term(r % ni, c % nfo);
+    return;
+  }
+  Matrix<BaseFloat> g = block_sums(out, nfo);
+  if (op == ConvOp::kBackwardData) {
+    Matrix<BaseFloat> term(ni, nfi);
+    term.AddMatMat(scale, g, kNoTrans, w0, kNoTrans, 0.0);
+    SubMatrix<BaseFloat> d(in);
+    for (int32 r = 0; r < d.NumRows(); r++)
+      for (int32 c = 0; c < d.NumCols(); c++) d(r, c) += term(r % ni, c % nfi);
+    return;
+  }
+  Matrix<BaseFloat> sums = block_sums(in, nfi);
+  params_deriv->Range(0, nfo, 0, nfi)
+      .AddMatMat(alpha * scale, g, kTrans, sums, kNoTrans, 1.0);
+}
+
 // Splits the work into blocks of output frames as the temporary matrix
 // allows and runs the steps on each. 'in_any' is the input (or input
 // derivative) in any shape with the right number of elements, 'out' the
@@ -615,7 +666,10 @@ void Convolve(const ConvolutionComputation &cc, ConvOp op,
         in_cols = cc.height_in * cc.num_filters_in;
   // With appended frames, consecutive input rows form one wider row.
   SubMatrix<BaseFloat> in = Reshaped(in_any, in_rows, in_cols);
-  NNET3_ASSERT(cc.steps[0].params_start_col == 0);
+  // A kernel that starts with the image-average offset has its filter
+  // block in the first num_filters_in columns, before any step's.
+  if (cc.steps[0].params_start_col != 0)
+    ImageAverageTerm(cc, op, in, out, params, alpha, params_deriv);
   Matrix<BaseFloat> temp(cc.temp_rows, cc.temp_cols, kSetZero,
                          kStrideEqualNumCols);
   int32 frames_per_block =

@@ -170,10 +170,8 @@ void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
     for (int32 t : tv)
       for (int32 h : hv) model_.offsets.push_back(ConvolutionModel::Offset{t, h});
   }
-  for (const auto &o : model_.offsets)
-    if (o.time_offset == kNoTime || o.height_offset == kNoTime)
-      NNET3_ERR << type << ": offset " << o.time_offset << ","
-                << o.height_offset << " is not supported";
+  // (kNoTime, kNoTime), written -2147483648,-2147483648, is the image
+  // average; a half-kNoTime pair is refused by the model check below.
 
   std::string required_str;
   std::vector<int32> required;
@@ -183,7 +181,11 @@ void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
       NNET3_ERR << type << ": required-time-offsets=" << required_str
                 << " must be a sorted, unique, comma-separated list";
   } else {
-    for (const auto &o : model_.offsets) required.push_back(o.time_offset);
+    for (const auto &o : model_.offsets)
+      if (o.time_offset != kNoTime) required.push_back(o.time_offset);
+    std::sort(required.begin(), required.end());
+    required.erase(std::unique(required.begin(), required.end()),
+                   required.end());
   }
   model_.required_time_offsets.clear();
   model_.required_time_offsets.insert(required.begin(), required.end());

@@ -222,6 +222,47 @@ TEST(ConvolutionForward, MemoryLimitSplitsTheWork) {
   EXPECT_EQ(cc.temp_rows % cc.num_images, 0);
 }
 
+TEST(ConvolutionForward, ImageAverageOffset) {
+  // The pair (kNoTime, kNoTime) adds W0 times the per-image average of each
+  // input filter over the whole input grid (blank rows count as zeros).
+  std::string config =
+      "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
+      "offsets=-2147483648,-2147483648;-1,0;0,-1;0,0;0,1;1,0 "
+      "required-time-offsets=0 bias-stddev=0.5";
+  RandomSource rs(12);
+  std::unique_ptr<Conv> c = MakeConv(config);
+  ASSERT_EQ(c->Model().offsets[0].time_offset, kNoTime);
+  std::vector<int32> images = {0, 1}, in_times = Range(0, 5),
+                     out_times = Range(0, 5);
+  Frames frames = RandomFrames(*c, images, in_times, &rs);
+  Step s;
+  Prepare(*c, images, in_times, out_times, frames, &s);
+  // Per-image averages over the grid the component chose.
+  std::map<int32, std::vector<double> > avg;
+  std::map<int32, int32> rows_of;
+  for (size_t r = 0; r < s.in_idx.size(); r++) {
+    int32 n = s.in_idx[r].n;
+    rows_of[n]++;
+    avg[n].resize(2);
+    for (int32 k = 0; k < c->InputDim(); k++) avg[n][k % 2] += s.in(r, k);
+  }
+  Matrix<BaseFloat> out = testing::NewMat(s.out_idx.size(), c->OutputDim());
+  c->Propagate(s.pi.get(), s.in, &out);
+  for (size_t r = 0; r < s.out_idx.size(); r++) {
+    const Index &idx = s.out_idx[r];
+    if (idx.t == kNoTime) continue;
+    std::vector<BaseFloat> ref = NaiveOutput(*c, frames, idx.n, idx.t);
+    for (int32 j = 0; j < 4; j++)
+      for (int32 fo = 0; fo < 3; fo++) {
+        double expected = ref[j * 3 + fo];
+        for (int32 f = 0; f < 2; f++)
+          expected += c->LinearParams()(fo, f) * avg[idx.n][f] /
+                      (rows_of[idx.n] * 4.0);
+        EXPECT_NEAR(out(r, j * 3 + fo), expected, 1e-4) << r << " " << j;
+      }
+  }
+}
+
 // ---- Backprop --------------------------------------------------------------
 
 void CheckBackprop(const std::string &config, const std::vector<int32> &images,
@@ -301,6 +342,9 @@ TEST(ConvolutionBackprop, FiniteDifferences) {
                 "height-offsets=-1,0,1 time-offsets=-1,0,1 "
                 "max-memory-mb=1.0e-04 height-subsample-out=2",
                 {0, 1}, Range(-1, 8), Range(0, 7), 25);
+  CheckBackprop("num-filters-in=2 num-filters-out=3 height-in=4 "
+                "height-out=4 offsets=-2147483648,-2147483648;-1,0;0,0;1,0",
+                {0, 1}, Range(-1, 6), Range(0, 5), 27);
   // A 1x1 kernel over the whole input reads the input matrix directly.
   CheckBackprop("num-filters-in=3 num-filters-out=2 height-in=4 height-out=4 "
                 "height-offsets=0 time-offsets=0",
