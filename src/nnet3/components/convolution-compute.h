@@ -20,7 +20,10 @@
 // rows then come in blocks, reorder_t_in = r); the steps are made for that
 // model (stage 4); then stage 2 is undone by turning padded heights into -1.
 // The temporary matrix gets fewer rows than the output when it would exceed
-// max_memory_mb; execution then walks the output in row chunks.
+// max_memory_mb; execution then walks the output in row chunks. A model
+// whose offsets start with the image-average pair (kNoTime, kNoTime) gets
+// no step for it: the first step's params_start_col is then num_filters_in,
+// and execution adds the average term over the whole matrices itself.
 //
 // Invariants of a ConvolutionComputation (Check()): num_t_in >= num_t_out,
 // each step's input_time_shift in [0, num_t_in - num_t_out] with the
