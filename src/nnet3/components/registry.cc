@@ -12,6 +12,9 @@ void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
 void RegisterConvolutionComponents(ComponentRegistry *registry);
+void RegisterStatisticsComponents(ComponentRegistry *registry);
+void RegisterAttentionComponents(ComponentRegistry *registry);
+void RegisterTdnnComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -20,6 +23,9 @@ ComponentRegistry::ComponentRegistry() {
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
   RegisterConvolutionComponents(this);
+  RegisterStatisticsComponents(this);
+  RegisterAttentionComponents(this);
+  RegisterTdnnComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

@@ -56,6 +56,16 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"TimeHeightConvolutionComponent",
        "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
        "height-offsets=-1,0,1 time-offsets=-1,0,1"},
+      // Periods of 1: the generic checks ask for every t, and with a larger
+      // output-period two outputs would share a block (statistics-test
+      // covers periods).
+      {"StatisticsExtractionComponent", "input-dim=4 include-variance=true"},
+      {"StatisticsPoolingComponent",
+       "input-dim=9 left-context=2 right-context=2 output-stddevs=true"},
+      {"RestrictedAttentionComponent",
+       "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
+       "num-right-inputs=1"},
+      {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
   };
   return configs;
 }
@@ -123,9 +133,19 @@ bool IsNonSmooth(const std::string &type) {
          type == "PnormComponent";
 }
 
+// Types whose Backprop is by design not the full derivative: statistics
+// pooling passes nothing back to the count column (as Kaldi); with the
+// random inputs used here the counts are arbitrary, so finite differences
+// through that column do not match. statistics-test checks the other
+// columns with consistent counts.
+bool BackpropIsPartial(const std::string &type) {
+  return type == "StatisticsPoolingComponent";
+}
+
 TEST_P(EachComponent, ChecksThroughACompiledNetwork) {
   CheckComponentInNetwork(GetParam(), ExampleConfigs().at(GetParam()),
-                          !IsNonSmooth(GetParam()));
+                          !IsNonSmooth(GetParam()) &&
+                              !BackpropIsPartial(GetParam()));
 }
 
 #define SKIP_IF_NOT_SIMPLE()                                              \
