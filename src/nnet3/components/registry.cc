@@ -11,6 +11,7 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterConvolutionComponents(ComponentRegistry *registry);
 void RegisterStatisticsComponents(ComponentRegistry *registry);
 void RegisterAttentionComponents(ComponentRegistry *registry);
 void RegisterTdnnComponents(ComponentRegistry *registry);
@@ -24,6 +25,7 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterConvolutionComponents(this);
   RegisterStatisticsComponents(this);
   RegisterAttentionComponents(this);
   RegisterTdnnComponents(this);
