@@ -11,6 +11,9 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterLstmComponents(ComponentRegistry *registry);
+void RegisterGruComponents(ComponentRegistry *registry);
+void RegisterBackpropTruncationComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -18,6 +21,9 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterLstmComponents(this);
+  RegisterGruComponents(this);
+  RegisterBackpropTruncationComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {
