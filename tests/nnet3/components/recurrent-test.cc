@@ -586,7 +586,7 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
   Matrix<BaseFloat> out_deriv = RandMat(8, 4, &rs);
   // Row norms after the 0.5 scale: small (kept), > clip (clipped), > zeroing
   // at a boundary (zeroed), between the thresholds elsewhere (kept).
-  const double norms[8] = {5.0, 0.5, 8.0, 2.5, 2.5, 1.0, 10.0, 1.5};
+  const double norms[8] = {5.0, 0.5, 8.0, 2.5, 2.5, 1.0, 10.0, 3.5};
   for (int32 r = 0; r < 8; r++) {
     SubVector<BaseFloat> row(out_deriv, r);
     row.Scale(2.0 * norms[r] / row.Norm(2.0));
@@ -612,7 +612,7 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
       EXPECT_NEAR(in_deriv(r, k), factor * out_deriv(r, k), 1e-5) << r;
   }
   auto *s = dynamic_cast<BackpropTruncationComponent *>(stats.get());
-  EXPECT_EQ(clipped, 3);
+  EXPECT_EQ(clipped, 4);
   EXPECT_EQ(zeroed, 2);
   EXPECT_EQ(s->NumClipped(), clipped);
   EXPECT_EQ(s->NumZeroed(), zeroed);
@@ -620,7 +620,7 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
   EXPECT_EQ(s->CountZeroingBoundaries(), 2);
   EXPECT_EQ(s->Info(),
             "BackpropTruncationComponent, dim=4, scale=0.5, count=8, "
-            "recurrence-interval=1, clipping-threshold=3, clipped-proportion=0.375"
+            "recurrence-interval=1, clipping-threshold=3, clipped-proportion=0.5"
             ", zeroing-threshold=2, zeroing-interval=4, "
                 "zeroed-proportion=1, count-zeroing-boundaries=2");
   // In place (kBackpropInPlace) gives the same.
