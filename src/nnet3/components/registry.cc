@@ -11,6 +11,8 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterAttentionComponents(ComponentRegistry *registry);
+void RegisterTdnnComponents(ComponentRegistry *registry);
 void RegisterLstmComponents(ComponentRegistry *registry);
 void RegisterGruComponents(ComponentRegistry *registry);
 void RegisterBackpropTruncationComponents(ComponentRegistry *registry);
@@ -21,6 +23,8 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterAttentionComponents(this);
+  RegisterTdnnComponents(this);
   RegisterLstmComponents(this);
   RegisterGruComponents(this);
   RegisterBackpropTruncationComponents(this);
