@@ -227,94 +227,101 @@ void LstmNonlinearityComponent::Backprop(
       in_deriv->ColRange(5 * C, in_deriv->NumCols() - 5 * C).SetZero();
   }
 
-  // Statistics and parameter gradient of this minibatch (only needed with
-  // an update). The sums over rows are kept in single precision, then
-  // added to the double-precision totals, as Kaldi does.
-  CuMatrix<BaseFloat> grad(3, C);
-  Vector<BaseFloat> repaired_frames(5);
   // Self-repair decisions use this component's statistics; the count gets 1
-  // added so that fresh statistics do not divide by zero.
+  // added so that fresh statistics do not divide by zero. repair(k, j) is
+  // the self-repair scale of nonlinearity k in cell j, or 0.
   const BaseFloat count_plus_one = 1.0 + count_;
+  CuMatrix<BaseFloat> repair(5, C);
+  for (int32 k = 0; k < 5; k++)
+    for (int32 j = 0; j < C; j++)
+      if (deriv_sum_(k, j) / count_plus_one < self_repair_config_(k))
+        repair(k, j) = self_repair_config_(5 + k);
 
-  for (int32 j = 0; j < C; j++) {
-    const BaseFloat w_ic = params_(0, j), w_fc = params_(1, j),
-                    w_oc = params_(2, j);
-    BaseFloat repair[5];
-    bool repairing[5];
-    for (int32 k = 0; k < 5; k++) {
-      repairing[k] =
-          deriv_sum_(k, j) / count_plus_one < self_repair_config_(k);
-      repair[k] = repairing[k] ? self_repair_config_(5 + k) : 0.0f;
-    }
-    BaseFloat value_acc[5] = {0, 0, 0, 0, 0}, deriv_acc[5] = {0, 0, 0, 0, 0};
-    BaseFloat g_ic = 0.0f, g_fc = 0.0f, g_oc = 0.0f;
+  // Per-cell sums over the rows of this minibatch, in single precision (then
+  // added to the double-precision totals, as Kaldi does): the values and
+  // derivatives of the five nonlinearities, and the parameter gradient.
+  CuMatrix<BaseFloat> value_acc(5, C), deriv_acc(5, C), grad(3, C);
+  BaseFloat *v_i = value_acc.RowData(kSigI), *v_f = value_acc.RowData(kSigF),
+            *v_g = value_acc.RowData(kTanhG), *v_o = value_acc.RowData(kSigO),
+            *v_c = value_acc.RowData(kTanhC);
+  BaseFloat *d_i = deriv_acc.RowData(kSigI), *d_f = deriv_acc.RowData(kSigF),
+            *d_g = deriv_acc.RowData(kTanhG), *d_o = deriv_acc.RowData(kSigO),
+            *d_c = deriv_acc.RowData(kTanhC);
+  BaseFloat *g_ic = grad.RowData(0), *g_fc = grad.RowData(1),
+            *g_oc = grad.RowData(2);
+  const BaseFloat *w_ic = params_.RowData(0), *w_fc = params_.RowData(1),
+                  *w_oc = params_.RowData(2);
+  const BaseFloat *sr_i = repair.RowData(kSigI), *sr_f = repair.RowData(kSigF),
+                  *sr_g = repair.RowData(kTanhG), *sr_o = repair.RowData(kSigO),
+                  *sr_c = repair.RowData(kTanhC);
 
-    for (int32 r = 0; r < rows; r++) {
-      BaseFloat i_mask, f_mask, o_mask;
-      RowMasks(in_value, r, C, &i_mask, &f_mask, &o_mask);
-      const BaseFloat *x = in_value.RowData(r);
+  for (int32 r = 0; r < rows; r++) {
+    BaseFloat i_mask, f_mask, o_mask;
+    RowMasks(in_value, r, C, &i_mask, &f_mask, &o_mask);
+    const BaseFloat *x = in_value.RowData(r), *dy = out_deriv.RowData(r);
+    BaseFloat *dx = (in_deriv != nullptr ? in_deriv->RowData(r) : nullptr);
+    for (int32 j = 0; j < C; j++) {
       const BaseFloat c_prev = x[4 * C + j];
       const LstmCell s = ForwardCell(x[j], x[C + j], x[2 * C + j],
-                                     x[3 * C + j], c_prev, w_ic, w_fc, w_oc,
-                                     i_mask, f_mask, o_mask);
+                                     x[3 * C + j], c_prev, w_ic[j], w_fc[j],
+                                     w_oc[j], i_mask, f_mask, o_mask);
       // Function derivatives of the five nonlinearities at this point.
       const BaseFloat di_da = s.i * (1.0f - s.i), df_da = s.f * (1.0f - s.f),
                       dg_da = 1.0f - s.g * s.g, do_da = s.o * (1.0f - s.o),
                       dtc_dc = 1.0f - s.tanh_c * s.tanh_c;
-      value_acc[kSigI] += s.i;
-      deriv_acc[kSigI] += di_da;
-      value_acc[kSigF] += s.f;
-      deriv_acc[kSigF] += df_da;
-      value_acc[kTanhG] += s.g;
-      deriv_acc[kTanhG] += dg_da;
-      value_acc[kSigO] += s.o;
-      deriv_acc[kSigO] += do_da;
-      value_acc[kTanhC] += s.tanh_c;
-      deriv_acc[kTanhC] += dtc_dc;
+      v_i[j] += s.i;
+      d_i[j] += di_da;
+      v_f[j] += s.f;
+      d_f[j] += df_da;
+      v_g[j] += s.g;
+      d_g[j] += dg_da;
+      v_o[j] += s.o;
+      d_o[j] += do_da;
+      v_c[j] += s.tanh_c;
+      d_c[j] += dtc_dc;
 
       // Backwards through m_t = o_mask o_t tanh(c_t) and o_t's sigmoid;
       // the self-repair terms push a saturated sigmoid's input towards 0
       // (-(2y - 1) scale) and a saturated tanh's likewise (-y scale).
-      const BaseFloat d_c_direct = out_deriv(r, j), d_m = out_deriv(r, C + j);
-      const BaseFloat d_tanh_c = s.o * o_mask * d_m;
-      const BaseFloat d_o = o_mask * s.tanh_c * d_m;
-      const BaseFloat d_o_in = do_da * d_o - (2.0f * s.o - 1.0f) * repair[kSigO];
-      const BaseFloat d_c = (dtc_dc * d_tanh_c + d_c_direct + d_o_in * w_oc) -
-                            s.tanh_c * repair[kTanhC];
+      const BaseFloat dc_direct = dy[j], dm = dy[C + j];
+      const BaseFloat dtanh_c = s.o * o_mask * dm;
+      const BaseFloat d_out_gate = o_mask * s.tanh_c * dm;
+      const BaseFloat do_in = do_da * d_out_gate - (2.0f * s.o - 1.0f) * sr_o[j];
+      const BaseFloat dcell = (dtc_dc * dtanh_c + dc_direct + do_in * w_oc[j]) -
+                              s.tanh_c * sr_c[j];
       // Backwards through c_t = f_mask f_t c_{t-1} + i_mask i_t g_t.
-      const BaseFloat d_g = s.i * i_mask * d_c;
-      const BaseFloat d_f = d_c * f_mask * c_prev;
-      const BaseFloat d_f_in = d_f * df_da - (2.0f * s.f - 1.0f) * repair[kSigF];
-      const BaseFloat d_i = d_c * i_mask * s.g;
-      const BaseFloat d_i_in = d_i * di_da - (2.0f * s.i - 1.0f) * repair[kSigI];
+      const BaseFloat dg = s.i * i_mask * dcell;
+      const BaseFloat d_forget = dcell * f_mask * c_prev;
+      const BaseFloat df_in = d_forget * df_da - (2.0f * s.f - 1.0f) * sr_f[j];
+      const BaseFloat d_input = dcell * i_mask * s.g;
+      const BaseFloat di_in = d_input * di_da - (2.0f * s.i - 1.0f) * sr_i[j];
 
-      g_ic += c_prev * d_i_in;
-      g_fc += c_prev * d_f_in;
-      g_oc += s.c * d_o_in;
+      g_ic[j] += c_prev * di_in;
+      g_fc[j] += c_prev * df_in;
+      g_oc[j] += s.c * do_in;
 
-      if (in_deriv != nullptr) {
-        BaseFloat *dx = in_deriv->RowData(r);
-        dx[j] = d_i_in;
-        dx[C + j] = d_f_in;
-        dx[2 * C + j] = dg_da * d_g - s.g * repair[kTanhG];
-        dx[3 * C + j] = d_o_in;
-        dx[4 * C + j] = w_ic * d_i_in + w_fc * d_f_in + s.f * f_mask * d_c;
-      }
-    }
-
-    if (to_update != nullptr) {
-      grad(0, j) = g_ic;
-      grad(1, j) = g_fc;
-      grad(2, j) = g_oc;
-      for (int32 k = 0; k < 5; k++) {
-        to_update->value_sum_(k, j) += value_acc[k];
-        to_update->deriv_sum_(k, j) += deriv_acc[k];
-        if (repairing[k]) repaired_frames(k) += static_cast<BaseFloat>(rows);
+      if (dx != nullptr) {
+        dx[j] = di_in;
+        dx[C + j] = df_in;
+        dx[2 * C + j] = dg_da * dg - s.g * sr_g[j];
+        dx[3 * C + j] = do_in;
+        dx[4 * C + j] = w_ic[j] * di_in + w_fc[j] * df_in + s.f * f_mask * dcell;
       }
     }
   }
 
   if (to_update == nullptr) return;
+  // Frames on which each nonlinearity was repaired, summed over the cells.
+  Vector<BaseFloat> repaired_frames(5);
+  for (int32 k = 0; k < 5; k++)
+    for (int32 j = 0; j < C; j++)
+      if (deriv_sum_(k, j) / count_plus_one < self_repair_config_(k))
+        repaired_frames(k) += static_cast<BaseFloat>(rows);
+  for (int32 k = 0; k < 5; k++)
+    for (int32 j = 0; j < C; j++) {
+      to_update->value_sum_(k, j) += value_acc(k, j);
+      to_update->deriv_sum_(k, j) += deriv_acc(k, j);
+    }
   to_update->self_repair_total_.AddVec(1.0, repaired_frames);
   to_update->count_ += static_cast<double>(rows);
   BaseFloat scale = 1.0;
