@@ -18,6 +18,9 @@ void RegisterTdnnComponents(ComponentRegistry *registry);
 void RegisterRepeatedAffineComponents(ComponentRegistry *registry);
 void RegisterStructuralComponents(ComponentRegistry *registry);
 void RegisterConvolution3dComponents(ComponentRegistry *registry);
+void RegisterLstmComponents(ComponentRegistry *registry);
+void RegisterGruComponents(ComponentRegistry *registry);
+void RegisterBackpropTruncationComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -32,6 +35,9 @@ ComponentRegistry::ComponentRegistry() {
   RegisterRepeatedAffineComponents(this);
   RegisterStructuralComponents(this);
   RegisterConvolution3dComponents(this);
+  RegisterLstmComponents(this);
+  RegisterGruComponents(this);
+  RegisterBackpropTruncationComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

@@ -52,6 +52,10 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"ConstantFunctionComponent", "input-dim=4 output-dim=3"},
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
+      {"LstmNonlinearityComponent", "cell-dim=3 param-stddev=0.5"},
+      {"GruNonlinearityComponent", "cell-dim=4 recurrent-dim=2"},
+      {"OutputGruNonlinearityComponent", "cell-dim=3"},
+      {"BackpropTruncationComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
       {"TimeHeightConvolutionComponent",
        "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
