@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include <memory>
+
+#include "nnet3/components/component.h"
 #include "nnet3/testing/naive-evaluator.h"
 
 namespace nnet3 {
@@ -100,6 +103,16 @@ class ConfigBuilder {
   // A hidden layer reading x (plus the ivector if with_ivector).
   NodeRef AddLayer(const NodeRef &x, Kind kind, bool with_ivector);
   NodeRef AddRecurrentLayer(const NodeRef &x, bool with_ivector);
+  // A layer of general (non-simple or structured) components reading x
+  // (see RandomNnetOptions::allow_general_components).
+  NodeRef AddGeneralLayer(const NodeRef &x);
+  // (input-dim, output-dim) of a component made from a config line.
+  static std::pair<int32, int32> Dims(const std::string &type,
+                                      const std::string &options);
+  static bool Registered(const std::string &type);
+  // "dim-range-node name=... input-node=... dim-offset=... dim=...".
+  NodeRef AddDimRange(const std::string &name, const std::string &input,
+                      int32 offset, int32 dim, bool readable);
   void AddOutput(const std::string &name, const NodeRef &x, bool main);
 
   RandomSource *rng_;
@@ -390,6 +403,8 @@ std::vector<Term> ConfigBuilder::RandomGlue(const NodeRef &x) {
 
 NodeRef ConfigBuilder::AddLayer(const NodeRef &x, Kind kind,
                                 bool with_ivector) {
+  if (opts_.allow_general_components && !with_ivector && Prob(0.6))
+    return AddNonlinearities(AddGeneralLayer(x));
   std::vector<Term> terms;
   if (kind == kTdnn)
     terms = Splice(x);
@@ -459,6 +474,211 @@ NodeRef ConfigBuilder::AddRecurrentLayer(const NodeRef &x, bool with_ivector) {
       return AddNonlinearities(r);
     }
   }
+}
+
+bool ConfigBuilder::Registered(const std::string &type) {
+  std::unique_ptr<Component> c(Component::NewComponentOfType(type));
+  return c != nullptr;
+}
+
+std::pair<int32, int32> ConfigBuilder::Dims(const std::string &type,
+                                            const std::string &options) {
+  std::unique_ptr<Component> c(Component::NewComponentOfType(type));
+  NNET3_ASSERT(c != nullptr);
+  ConfigLine cfl;
+  NNET3_ASSERT(cfl.ParseLine(options));
+  c->InitFromConfig(&cfl);
+  return std::make_pair(c->InputDim(), c->OutputDim());
+}
+
+NodeRef ConfigBuilder::AddDimRange(const std::string &name,
+                                   const std::string &input, int32 offset,
+                                   int32 dim, bool readable) {
+  os_ << "dim-range-node name=" << name << " input-node=" << input
+      << " dim-offset=" << offset << " dim=" << dim << "\n";
+  Feature("dim-range-node");
+  NodeRef node{name, dim};
+  if (readable) nodes_.push_back(node);
+  return node;
+}
+
+NodeRef ConfigBuilder::AddGeneralLayer(const NodeRef &x) {
+  enum Choice {
+    kTdnnf, kLstm, kConv, kStats, kAttention, kDistribute, kComposite,
+    kBlockAffine
+  };
+  std::vector<Choice> choices;
+  if (Registered("TdnnComponent")) choices.push_back(kTdnnf);
+  if (opts_.allow_recurrence && opts_.allow_if_defined &&
+      opts_.allow_dim_range && Registered("LstmNonlinearityComponent") &&
+      Registered("BackpropTruncationComponent"))
+    choices.push_back(kLstm);
+  if (Registered("TimeHeightConvolutionComponent")) choices.push_back(kConv);
+  if (opts_.allow_round && Registered("StatisticsExtractionComponent") &&
+      Registered("StatisticsPoolingComponent"))
+    choices.push_back(kStats);
+  if (Registered("RestrictedAttentionComponent")) choices.push_back(kAttention);
+  if (Registered("DistributeComponent")) choices.push_back(kDistribute);
+  if (Registered("CompositeComponent") && Registered("BlockAffineComponent"))
+    choices.push_back(kComposite);
+  if (Registered("BlockAffineComponent") &&
+      Registered("RepeatedAffineComponent") &&
+      Registered("NaturalGradientRepeatedAffineComponent"))
+    choices.push_back(kBlockAffine);
+  NNET3_ASSERT(!choices.empty() && "no general component type is registered");
+  auto str = [](int32 i) { return std::to_string(i); };
+  switch (Pick(choices)) {
+    case kTdnnf: {
+      // Factorized layer: linear bottleneck, affine back to x's dimension,
+      // a nonlinearity, and a scaled bypass of x.
+      const int32 d = x.dim, b = RandDim();
+      std::string first = Pick(std::vector<std::string>{"-1,0", "-2,0", "-1,0,1"}),
+                  second = Pick(std::vector<std::string>{"0,1", "0,2", "0"});
+      NodeRef lin = AddComponentNode(
+          "tdnnf", "TdnnComponent",
+          "input-dim=" + str(d) + " output-dim=" + str(b) +
+              " use-bias=false time-offsets=" + first,
+          x.name, b);
+      NodeRef aff = AddComponentNode(
+          "tdnnf", "TdnnComponent",
+          "input-dim=" + str(b) + " output-dim=" + str(d) +
+              " time-offsets=" + second,
+          lin.name, d);
+      NodeRef y = AddElementwise(aff, true);
+      Feature("Sum");
+      Feature("Scale");
+      return AddComponentNode("bypass", "NoOpComponent", "dim=" + str(d),
+                              "Sum(Scale(0.66, " + x.name + "), " + y.name + ")",
+                              d);
+    }
+    case kLstm: {
+      // Kaldi's fast-LSTM layer: the affine reads x and the truncated m of
+      // k frames ago; the cell reads that and the truncated c.
+      const int32 c = RandDim(), k = rng_->Int(1, 3);
+      const std::string base = NewName("lstm");
+      const std::string m_trunc = base + "_m_trunc", c_trunc = base + "_c_trunc";
+      Feature("recurrence");
+      Feature("IfDefined");
+      NodeRef w = AddComponentNode(
+          "lstmW", "NaturalGradientAffineComponent",
+          "input-dim=" + str(x.dim + c) + " output-dim=" + str(4 * c),
+          "Append(" + x.name + ", IfDefined(" + OffsetOf(m_trunc, -k) + "))",
+          4 * c);
+      NodeRef cell = AddComponentNode(
+          "lstm", "LstmNonlinearityComponent", "cell-dim=" + str(c),
+          "Append(" + w.name + ", IfDefined(" + OffsetOf(c_trunc, -k) + "))",
+          2 * c);
+      NodeRef trunc = AddComponentNode(
+          "cmtrunc", "BackpropTruncationComponent",
+          "dim=" + str(2 * c) + " recurrence-interval=" + str(k) +
+              (Prob(0.5) ? " zeroing-threshold=15 zeroing-interval=4" : ""),
+          cell.name, 2 * c);
+      AddDimRange(c_trunc, trunc.name, 0, c, false);
+      AddDimRange(m_trunc, trunc.name, c, c, false);
+      return AddDimRange(base + "_m", cell.name, c, c, true);
+    }
+    case kConv: {
+      const int32 h = rng_->Int(2, 4), fin = rng_->Int(1, 2),
+                  fout = rng_->Int(1, 3);
+      NodeRef a = AddAffine(x.name, x.dim, h * fin);
+      std::string o = "num-filters-in=" + str(fin) + " num-filters-out=" +
+                      str(fout) + " height-in=" + str(h) + " height-out=" +
+                      str(h) + " height-offsets=-1,0,1";
+      o += Prob(0.5) ? " time-offsets=-1,0,1" : " time-offsets=0,2";
+      if (Prob(0.3)) o += " required-time-offsets=0";
+      return AddComponentNode("conv", "TimeHeightConvolutionComponent", o,
+                              a.name, h * fout);
+    }
+    case kStats: {
+      // Statistics every p frames over a window, read back at every frame
+      // through Round().
+      const int32 p = rng_->Int(1, 3), d = RandDim();
+      const bool var = Prob(0.5);
+      NodeRef a = AddAffine(x.name, x.dim, d);
+      std::string eo = "input-dim=" + str(d) + " input-period=1 output-period=" +
+                       str(p) + " include-variance=" + (var ? "true" : "false");
+      int32 ext_dim = Dims("StatisticsExtractionComponent", eo).second;
+      NodeRef ext = AddComponentNode("statsext", "StatisticsExtractionComponent",
+                                     eo, a.name, ext_dim);
+      std::string po = "input-dim=" + str(ext_dim) + " input-period=" + str(p) +
+                       " left-context=" + str(p * rng_->Int(0, 2)) +
+                       " right-context=" + str(p * rng_->Int(0, 2)) +
+                       " num-log-count-features=" + str(rng_->Int(0, 1)) +
+                       " output-stddevs=" + (var && Prob(0.7) ? "true" : "false");
+      int32 pool_dim = Dims("StatisticsPoolingComponent", po).second;
+      NodeRef pool = AddComponentNode("statspool", "StatisticsPoolingComponent",
+                                      po, ext.name, pool_dim);
+      Feature("Round");
+      return AddComponentNode("round", "NoOpComponent", "dim=" + str(pool_dim),
+                              "Round(" + pool.name + ", " + str(p) + ")",
+                              pool_dim);
+    }
+    case kAttention: {
+      std::string o = "num-heads=" + str(rng_->Int(1, 2)) +
+                      " key-dim=" + str(rng_->Int(1, 3)) +
+                      " value-dim=" + str(rng_->Int(1, 3)) +
+                      " num-left-inputs=" + str(rng_->Int(0, 3)) +
+                      " num-right-inputs=" + str(rng_->Int(0, 2)) +
+                      " time-stride=" + str(rng_->Int(1, 2)) +
+                      " output-context=" + (Prob(0.5) ? "true" : "false");
+      std::pair<int32, int32> dims = Dims("RestrictedAttentionComponent", o);
+      NodeRef a = AddAffine(x.name, x.dim, dims.first);
+      return AddComponentNode("attention", "RestrictedAttentionComponent", o,
+                              a.name, dims.second);
+    }
+    case kDistribute: {
+      // Spread a vector over x = 0..k-1, then sum the pieces back.
+      const int32 k = rng_->Int(2, 3), d = RandDim();
+      NodeRef a = AddAffine(x.name, x.dim, d * k);
+      NodeRef dist = AddComponentNode(
+          "distribute", "DistributeComponent",
+          "input-dim=" + str(d * k) + " output-dim=" + str(d), a.name, d);
+      std::string sum = "ReplaceIndex(" + dist.name + ", x, " + str(k - 1) + ")";
+      for (int32 i = k - 2; i >= 0; i--)
+        sum = "Sum(ReplaceIndex(" + dist.name + ", x, " + str(i) + "), " + sum +
+              ")";
+      Feature("ReplaceIndex");
+      Feature("Sum");
+      return AddComponentNode("undistribute", "NoOpComponent", "dim=" + str(d),
+                              sum, d);
+    }
+    case kComposite: {
+      const int32 g = rng_->Int(1, 2), in = g * rng_->Int(1, 4),
+                  out = g * rng_->Int(1, 4);
+      NodeRef a = AddAffine(x.name, x.dim, in);
+      std::string o = "num-components=2 max-rows-process=" +
+                      str(rng_->Int(2, 7)) +
+                      " component1='type=BlockAffineComponent input-dim=" +
+                      str(in) + " output-dim=" + str(out) + " num-blocks=" +
+                      str(g) + "' component2='type=" +
+                      (Prob(0.5) ? "TanhComponent" : "SigmoidComponent") +
+                      " dim=" + str(out) + "'";
+      return AddComponentNode("composite", "CompositeComponent", o, a.name,
+                              out);
+    }
+    case kBlockAffine: {
+      const int32 g = rng_->Int(2, 3), in = RandDim(), out = RandDim();
+      NodeRef a = AddAffine(x.name, x.dim, in * g);
+      std::string io = "input-dim=" + str(in * g) + " output-dim=" +
+                       str(out * g);
+      switch (rng_->Int(0, 2)) {
+        case 0:
+          return AddComponentNode("blockaffine", "BlockAffineComponent",
+                                  io + " num-blocks=" + str(g), a.name,
+                                  out * g);
+        case 1:
+          return AddComponentNode("repaffine", "RepeatedAffineComponent",
+                                  io + " num-repeats=" + str(g), a.name,
+                                  out * g);
+        default:
+          return AddComponentNode(
+              "ngrepaffine", "NaturalGradientRepeatedAffineComponent",
+              io + " num-repeats=" + str(g), a.name, out * g);
+      }
+    }
+  }
+  NNET3_ASSERT(false);
+  return x;
 }
 
 void ConfigBuilder::AddOutput(const std::string &name, const NodeRef &x,

@@ -12,7 +12,8 @@
 // Invariants of a generated config: it parses and passes Nnet::Check();
 // there is an input "input" (and maybe "ivector") and outputs named
 // "output", "output2", ...; every node is used by some output; every
-// component is simple and deterministic (no batch-norm or dropout); a
+// component is deterministic (no batch-norm or dropout) and, unless
+// allow_general_components, simple; a
 // recurrence reads a component node's own output at an earlier time
 // (t - k, k >= 1) only inside IfDefined(), so outputs on any contiguous
 // range of t are computable from inputs on a wide enough contiguous range;
@@ -48,6 +49,13 @@ struct RandomNnetOptions {
   // Components with kinks (RectifiedLinear, Pnorm); without them every
   // generated network is smooth at almost every point.
   bool allow_nonsmooth = true;
+  // Layers built from the component types with their own index mapping or
+  // structure (each only if its types are registered): TDNN-F with bypass
+  // (TdnnComponent), LSTM with IfDefined recurrence and backprop truncation
+  // (with allow_recurrence), time-height convolution, statistics extraction
+  // and pooling read through Round(), restricted attention, distribute read
+  // through ReplaceIndex(x), composite, block and repeated affine.
+  bool allow_general_components = false;
   int32 min_dim = 2;
   int32 max_dim = 8;
 };
