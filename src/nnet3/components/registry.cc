@@ -11,6 +11,7 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterDropoutComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -18,6 +19,7 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterDropoutComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

@@ -48,6 +48,12 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      // Non-simple (they need precomputed indexes to draw a mask): the
+      // generic checks see them with nothing to draw. dropout-test covers
+      // the random masks.
+      {"GeneralDropoutComponent", "dim=6 block-dim=3 dropout-proportion=0.0"},
+      {"SpecAugmentTimeMaskComponent", "dim=5 zeroed-proportion=0.0"},
+      {"DropoutMaskComponent", "output-dim=3 dropout-proportion=0.0"},
   };
   return configs;
 }
