@@ -140,6 +140,7 @@ void Compiler::CreateStepInfo(const std::vector<bool> &deriv_needed,
       if (deriv_needed[step])
         info.deriv = computation->NewMatrix(num_rows, dim, stride);
     }
+    if (node.node_type == kComponent) ComputePrecomputedIndexes(step, computation);
     if (node.node_type == kDescriptor) {
       int32 num_parts = node.descriptor.NumParts();
       if (num_parts == 1) {
@@ -164,6 +165,28 @@ void Compiler::CreateStepInfo(const std::vector<bool> &deriv_needed,
         ComputeInputLocationsList(step, p, &info.input_locations_list[p]);
     }
   }
+}
+
+void Compiler::ComputePrecomputedIndexes(int32 step,
+                                         NnetComputation *computation) {
+  NNET3_ASSERT(step > 0);
+  StepInfo &info = steps_[step];
+  const StepInfo &input_info = steps_[step - 1];
+  const Component *c =
+      nnet_.GetComponent(nnet_.GetNode(info.node_index).component_index);
+  bool need_backprop = info.deriv != 0;
+  ComponentPrecomputedIndexes *data =
+      c->PrecomputeIndexes(request_.misc_info, input_info.output_indexes,
+                           info.output_indexes, need_backprop);
+  if (data == nullptr) return;
+  std::vector<NnetComputation::PrecomputedIndexesInfo> &v =
+      computation->component_precomputed_indexes;
+  if (v.empty()) v.emplace_back();  // entry 0 stands for "none"
+  v.emplace_back();
+  v.back().data = data;
+  v.back().input_indexes = input_info.output_indexes;
+  v.back().output_indexes = info.output_indexes;
+  info.precomputed_indexes_index = static_cast<int32>(v.size()) - 1;
 }
 
 namespace {
@@ -195,6 +218,8 @@ void Compiler::ComputeInputLocationsList(int32 step, int32 part,
   locations_list->assign(num_rows, std::vector<std::pair<int32, int32> >());
   std::vector<Cindex> used;
   for (int32 r = 0; r < num_rows; r++) {
+    // Blank rows (padding of a non-simple component's input) stay zero.
+    if (info.output_indexes[r].t == kNoTime) continue;
     int32 cindex_id = info.output_cindex_ids[r];
     used.clear();
     bool ok = descriptor.IsComputable(info.output_indexes[r],
@@ -238,8 +263,8 @@ void Compiler::AddPropagateStep(int32 step,
   int32 store_stats =
       (request_.store_component_stats && (props & kStoresStats)) ? 1 : 0;
   computation->commands.push_back(NnetComputation::Command(
-      kPropagate, node.component_index, 0, input_info.value, info.value,
-      memo_index, store_stats));
+      kPropagate, node.component_index, info.precomputed_indexes_index,
+      input_info.value, info.value, memo_index, store_stats));
 }
 
 void Compiler::AddBackpropStep(int32 step,
@@ -259,8 +284,9 @@ void Compiler::AddBackpropStep(int32 step,
   int32 in_value = (props & kBackpropNeedsInput) ? input_info.value : 0;
   int32 out_value = (props & kBackpropNeedsOutput) ? info.value : 0;
   computation->commands.push_back(NnetComputation::Command(
-      update ? kBackprop : kBackpropNoModelUpdate, node.component_index, 0,
-      in_value, out_value, info.deriv, input_info.deriv, memo_index));
+      update ? kBackprop : kBackpropNoModelUpdate, node.component_index,
+      info.precomputed_indexes_index, in_value, out_value, info.deriv,
+      input_info.deriv, memo_index));
 }
 
 void Compiler::AddCommands(NnetComputation *computation) {

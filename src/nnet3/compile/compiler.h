@@ -54,6 +54,10 @@ class Compiler {
     int32 deriv = 0;  // submatrix of the derivatives (0 if none)
     std::vector<Index> output_indexes;
     std::vector<int32> output_cindex_ids;
+    // For component steps: the entry of
+    // NnetComputation::component_precomputed_indexes made for this step by
+    // Component::PrecomputeIndexes (0 if it returned nothing).
+    int32 precomputed_indexes_index = 0;
     // For descriptor steps: one submatrix per part (column ranges).
     std::vector<int32> value_parts, deriv_parts;
     // input_locations_list[part][row] = (step, row) of each input summed
@@ -70,6 +74,7 @@ class Compiler {
   void CreateStepInfo(const std::vector<bool> &deriv_needed,
                       std::vector<std::vector<int32> > *steps,
                       NnetComputation *computation);
+  void ComputePrecomputedIndexes(int32 step, NnetComputation *computation);
   void ComputeInputLocationsList(int32 step, int32 part,
                                  LocationsList *locations_list) const;
   void SetDebugInfo(NnetComputation *computation) const;

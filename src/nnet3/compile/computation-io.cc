@@ -66,20 +66,6 @@ void WritePrecomputedIndexes(std::ostream &os, bool binary,
   os << text;
 }
 
-// Reads the opening "<...>" token of a precomputed-indexes object and
-// returns the type name inside it.
-std::string ReadPrecomputedIndexesType(std::istream &is, bool binary,
-                                       size_t entry) {
-  long long pos = StreamPosition(is);
-  std::string token;
-  ReadToken(is, binary, &token);
-  if (token.size() < 3 || token.front() != '<' || token.back() != '>')
-    NNET3_ERR << "Expected a <...PrecomputedIndexes> token for component "
-              << "precomputed indexes entry " << entry << ", got "
-              << PrintableString(token) << " at file position " << pos;
-  return token.substr(1, token.size() - 2);
-}
-
 }  // namespace
 
 void NnetComputation::MatrixInfo::Write(std::ostream &os, bool binary) const {
@@ -372,14 +358,21 @@ void NnetComputation::Read(std::istream &is, bool binary) {
   n = ReadCount(is, binary, "<NumComponentPrecomputedIndexes>");
   ExpectToken(is, binary, "<PrecomputedIndexesInfo>");
   if (n > 0) c.component_precomputed_indexes.emplace_back();  // entry 0
-  if (n > 1) {
-    // Entries 1.. would each be an object, then its input and output Index
-    // vectors. No component of this library has precomputed indexes, so no
-    // type can be constructed.
-    std::string type = ReadPrecomputedIndexesType(is, binary, 1);
-    NNET3_ERR << "Cannot read component precomputed indexes of type '"
-              << type << "' (entry 1 of " << n << " entries"
-              << "): no component in this library uses precomputed indexes";
+  for (size_t i = 1; i < n; i++) {
+    // Each entry: the object (its own "<Type>" first), then its input and
+    // output Index vectors.
+    long long pos = StreamPosition(is);
+    c.component_precomputed_indexes.emplace_back();
+    NnetComputation::PrecomputedIndexesInfo &info =
+        c.component_precomputed_indexes.back();
+    try {
+      info.data = ComponentPrecomputedIndexes::ReadNew(is, binary);
+    } catch (const UserError &e) {
+      NNET3_ERR << "component precomputed indexes entry " << i << " of " << n
+                << " (file position " << pos << "): " << e.message();
+    }
+    ReadIndexVector(is, binary, &info.input_indexes);
+    ReadIndexVector(is, binary, &info.output_indexes);
   }
 
   n = ReadCount(is, binary, "<NumIndexes>");

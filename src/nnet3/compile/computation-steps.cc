@@ -94,23 +94,40 @@ class StepsComputer {
   }
 
   void Check() const {
+    NNET3_ASSERT(locations_->size() == graph_->cindexes.size());
     for (size_t c = 0; c < locations_->size(); c++)
       NNET3_ASSERT((*locations_)[c].first >= 0 &&
                    "a Cindex was not assigned to any step");
   }
 
  private:
+  // Blank Cindexes (t == kNoTime, padding inserted by ReorderIndexes) may
+  // appear more than once; the last place they appear is their location.
   void AddStep(const std::vector<int32> &cindex_ids) {
     int32 step = static_cast<int32>(steps_->size());
     for (size_t r = 0; r < cindex_ids.size(); r++) {
       int32 c = cindex_ids[r];
       if (c >= static_cast<int32>(locations_->size()))
         locations_->resize(c + 1, std::make_pair(-1, -1));
-      NNET3_ASSERT((*locations_)[c].first == -1 &&
+      NNET3_ASSERT(((*locations_)[c].first == -1 ||
+                    graph_->cindexes[c].second.t == kNoTime) &&
                    "a Cindex appears in two steps");
       (*locations_)[c] = std::make_pair(step, static_cast<int32>(r));
     }
     steps_->push_back(cindex_ids);
+  }
+
+  // cindex_ids of (node, indexes[i]); Cindexes the graph does not have (the
+  // blanks of ReorderIndexes) are added with no dependencies.
+  std::vector<int32> IdsOrAdd(int32 node, const std::vector<Index> &indexes) {
+    std::vector<int32> ids(indexes.size());
+    for (size_t i = 0; i < indexes.size(); i++) {
+      bool is_new = false;
+      ids[i] = graph_->GetCindexId(Cindex(node, indexes[i]), false, &is_new);
+      NNET3_ASSERT((!is_new || indexes[i].t == kNoTime) &&
+                   "ReorderIndexes added an Index that is not blank");
+    }
+    return ids;
   }
 
   int32 IdOf(const Cindex &cindex) const {
@@ -176,8 +193,21 @@ class StepsComputer {
       std::sort(input_ids.begin(), input_ids.end(), [&g](int32 a, int32 b) {
         return g.cindexes[a].second < g.cindexes[b].second;
       });
-      NNET3_ASSERT(!input_ids.empty() &&
-                   "a component step with no inputs is not supported");
+      // (The input step may be empty: a component can need no input rows.)
+      if (c->Properties() & kReordersIndexes) {
+        // The component chooses the row order of both steps and may pad
+        // them with blank Indexes.
+        std::vector<Index> in_indexes(input_ids.size()),
+            out_indexes(sub_phase.size());
+        for (size_t r = 0; r < input_ids.size(); r++)
+          in_indexes[r] = g.cindexes[input_ids[r]].second;
+        for (size_t r = 0; r < sub_phase.size(); r++)
+          out_indexes[r] = g.cindexes[sub_phase[r]].second;
+        c->ReorderIndexes(&in_indexes, &out_indexes);
+        AddStep(IdsOrAdd(node - 1, in_indexes));
+        AddStep(IdsOrAdd(node, out_indexes));
+        return;
+      }
     }
     AddStep(input_ids);
     AddStep(sub_phase);

@@ -97,11 +97,13 @@ inline int32 NewRow(int32 i, int32 s, int32 num_n, int32 n) {
 
 class ComputationExpander {
  public:
-  ComputationExpander(const Nnet &nnet, const NnetComputation &computation,
+  ComputationExpander(const Nnet &nnet, const MiscComputationInfo &misc_info,
+                      const NnetComputation &computation,
                       bool need_debug_info, int32 num_n_values,
                       NnetComputation *expanded)
-      : nnet_(nnet), c_(computation), need_debug_info_(need_debug_info),
-        num_n_(num_n_values), e_(expanded) {}
+      : nnet_(nnet), misc_info_(misc_info), c_(computation),
+        need_debug_info_(need_debug_info), num_n_(num_n_values),
+        e_(expanded) {}
 
   bool Expand() {
     e_->Clear();
@@ -302,13 +304,6 @@ class ComputationExpander {
   }
 
   bool ExpandCommands() {
-    // Precomputed indexes would have to be recomputed for the expanded
-    // Indexes; no component here uses them, so decline if any exist.
-    for (size_t i = 1; i < c_.component_precomputed_indexes.size(); i++)
-      if (c_.component_precomputed_indexes[i].data != nullptr) return false;
-    if (c_.component_precomputed_indexes.size() > 1) return false;
-    e_->component_precomputed_indexes.resize(
-        c_.component_precomputed_indexes.size());
     e_->commands = c_.commands;
     for (NnetComputation::Command &cmd : e_->commands) {
       switch (cmd.command_type) {
@@ -317,7 +312,13 @@ class ComputationExpander {
         case kBackpropNoModelUpdate: {
           if (cmd.arg1 < 0 || cmd.arg1 >= nnet_.NumComponents()) return false;
           int32 props = nnet_.GetComponent(cmd.arg1)->Properties();
-          if (!(props & kSimpleComponent) || cmd.arg2 > 0) return false;
+          if (cmd.arg2 < 0 ||
+              cmd.arg2 >= static_cast<int32>(
+                  std::max<size_t>(c_.component_precomputed_indexes.size(), 1)))
+            return false;
+          // A non-simple component maps its input rows to other output
+          // rows: its precomputed indexes (recomputed below) say how.
+          if (!(props & kSimpleComponent)) break;
           std::vector<int32> subs;
           if (cmd.command_type == kPropagate)
             subs = {cmd.arg3, cmd.arg4};
@@ -368,6 +369,51 @@ class ComputationExpander {
           break;
       }
     }
+    return ExpandPrecomputedIndexes();
+  }
+
+  // Each precomputed-indexes entry is made again by its component, from its
+  // input and output Indexes expanded to num_n_ sequences (the entries keep
+  // their numbers, so the commands need no change).
+  bool ExpandPrecomputedIndexes() {
+    int32 num_entries =
+        static_cast<int32>(c_.component_precomputed_indexes.size());
+    e_->component_precomputed_indexes.clear();
+    e_->component_precomputed_indexes.resize(num_entries);
+    if (num_entries <= 1) return true;
+    std::vector<int32> component(num_entries, -1);
+    std::vector<bool> need_backprop(num_entries, false);
+    for (const NnetComputation::Command &cmd : c_.commands) {
+      if (cmd.arg2 <= 0) continue;
+      if (cmd.command_type == kPropagate) component[cmd.arg2] = cmd.arg1;
+      else if (cmd.command_type == kBackprop ||
+               cmd.command_type == kBackpropNoModelUpdate)
+        need_backprop[cmd.arg2] = true;
+    }
+    auto relabel = [](Index index, int32 n) {
+      index.n = n;
+      return index;
+    };
+    for (int32 p = 1; p < num_entries; p++) {
+      const NnetComputation::PrecomputedIndexesInfo &old_info =
+          c_.component_precomputed_indexes[p];
+      NnetComputation::PrecomputedIndexesInfo &new_info =
+          e_->component_precomputed_indexes[p];
+      if (component[p] < 0) continue;  // no longer used by any command
+      int32 in_stride, out_stride;
+      if (old_info.input_indexes.empty() || old_info.output_indexes.empty() ||
+          !FindIndexStride(old_info.input_indexes, 2, &in_stride) ||
+          !FindIndexStride(old_info.output_indexes, 2, &out_stride))
+        return false;
+      ExpandRegular(old_info.input_indexes, in_stride, 2, num_n_, relabel,
+                    &new_info.input_indexes);
+      ExpandRegular(old_info.output_indexes, out_stride, 2, num_n_, relabel,
+                    &new_info.output_indexes);
+      new_info.data = nnet_.GetComponent(component[p])->PrecomputeIndexes(
+          misc_info_, new_info.input_indexes, new_info.output_indexes,
+          need_backprop[p]);
+      if (new_info.data == nullptr) return false;
+    }
     return true;
   }
 
@@ -388,6 +434,7 @@ class ComputationExpander {
   }
 
   const Nnet &nnet_;
+  const MiscComputationInfo &misc_info_;
   const NnetComputation &c_;
   bool need_debug_info_;
   int32 num_n_;
@@ -478,11 +525,7 @@ bool TryExpandComputation(const Nnet &nnet,
                           const NnetComputation &computation,
                           bool need_debug_info, int32 num_n_values,
                           NnetComputation *expanded) {
-  // Nothing in misc_info affects the expansion (it is empty in this
-  // project); it is part of the interface for components that would need
-  // their indexes recomputed.
-  (void)misc_info;
-  ComputationExpander expander(nnet, computation, need_debug_info,
+  ComputationExpander expander(nnet, misc_info, computation, need_debug_info,
                                num_n_values, expanded);
   return expander.Expand();
 }

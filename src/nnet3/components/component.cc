@@ -73,7 +73,7 @@ ComponentPrecomputedIndexes *ComponentPrecomputedIndexes::ReadNew(
   std::string type = token.substr(1, token.size() - 2);
   ComponentPrecomputedIndexes *p = NewOfType(type);
   if (p == nullptr)
-    NNET3_ERR << "Unknown component precomputed-indexes type " << type;
+    NNET3_ERR << "Unknown component precomputed-indexes type '" << type << "'";
   try {
     p->Read(is, binary);
   } catch (...) {

@@ -11,6 +11,8 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterAttentionComponents(ComponentRegistry *registry);
+void RegisterTdnnComponents(ComponentRegistry *registry);
 void RegisterDropoutComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
@@ -19,6 +21,8 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterAttentionComponents(this);
+  RegisterTdnnComponents(this);
   RegisterDropoutComponents(this);
 }
 

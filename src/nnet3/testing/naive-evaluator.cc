@@ -101,12 +101,9 @@ NaiveEvaluator::NaiveEvaluator(const Nnet &nnet,
                 << io.name;
     output_nodes_.push_back(node);
   }
-  // Components must be usable one row at a time.
+  // Components must be deterministic.
   for (int32 c = 0; c < nnet.NumComponents(); c++) {
     const Component *comp = nnet.GetComponent(c);
-    if (!(comp->Properties() & kSimpleComponent))
-      NNET3_ERR << "NaiveEvaluator: component " << nnet.GetComponentName(c)
-                << " (" << comp->Type() << ") is not simple";
     const RandomComponent *rc = dynamic_cast<const RandomComponent *>(comp);
     if (rc != nullptr && !rc->TestMode())
       NNET3_ERR << "NaiveEvaluator: component " << nnet.GetComponentName(c)
@@ -277,12 +274,33 @@ void NaiveEvaluator::ComputeValue(const Cindex &cindex, CindexInfo *info) {
       std::vector<Index> used;
       bool ok = c->IsComputable(misc, cindex.second, set, &used);
       NNET3_ASSERT(ok);
-      if (used.size() != 1 || used[0] != cindex.second)
-        NNET3_ERR << "NaiveEvaluator: component " << c->Type() << " at "
-                  << CindexName(nnet_, cindex)
-                  << " does not read its input at the same Index";
-      const Matrix<BaseFloat> &in = Value(Cindex(cindex.first - 1, used[0]));
-      info->memo = c->Propagate(nullptr, in, &info->value);
+      std::sort(used.begin(), used.end());
+      used.erase(std::unique(used.begin(), used.end()), used.end());
+      info->step_inputs = used;
+      info->step_outputs.assign(1, cindex.second);
+      if (c->Properties() & kReordersIndexes)
+        c->ReorderIndexes(&info->step_inputs, &info->step_outputs);
+      int32 num_in = static_cast<int32>(info->step_inputs.size()),
+            num_out = static_cast<int32>(info->step_outputs.size());
+      info->step_in.Resize(num_in, c->InputDim(), kSetZero,
+                           kStrideEqualNumCols);
+      for (int32 r = 0; r < num_in; r++) {
+        const Index &index = info->step_inputs[r];
+        if (index.t == kNoTime) continue;  // blank padding row: zero
+        info->step_in.Row(r).CopyFromVec(
+            Value(Cindex(cindex.first - 1, index)).Row(0));
+      }
+      info->out_row = -1;
+      for (int32 r = 0; r < num_out; r++)
+        if (info->step_outputs[r] == cindex.second) info->out_row = r;
+      NNET3_ASSERT(info->out_row >= 0 && "ReorderIndexes lost the output");
+      info->indexes.reset(c->PrecomputeIndexes(misc, info->step_inputs,
+                                               info->step_outputs, true));
+      info->step_out.Resize(num_out, c->OutputDim(), kSetZero,
+                            kStrideEqualNumCols);
+      info->memo =
+          c->Propagate(info->indexes.get(), info->step_in, &info->step_out);
+      info->value.Row(0).CopyFromVec(info->step_out.Row(info->out_row));
       return;
     }
     case kDimRange: {
@@ -395,16 +413,24 @@ void NaiveEvaluator::Backward(
       case kComponent: {
         const int32 ci = node.component_index;
         const Component *comp = nnet_.GetComponent(ci);
-        Cindex in_cindex(c.first - 1, c.second);
-        const Matrix<BaseFloat> &in_value = Info(in_cindex).value;
-        Matrix<BaseFloat> in_deriv(1, comp->InputDim(), kSetZero,
+        int32 num_in = static_cast<int32>(info.step_inputs.size());
+        Matrix<BaseFloat> out_deriv(info.step_out.NumRows(), comp->OutputDim(),
+                                    kSetZero, kStrideEqualNumCols);
+        out_deriv.Row(info.out_row).CopyFromVec(d.Row(0));
+        Matrix<BaseFloat> in_deriv(num_in, comp->InputDim(), kSetZero,
                                    kStrideEqualNumCols);
         Component *to_update = nullptr;
         if (gradient != nullptr && (comp->Properties() & kUpdatableComponent))
           to_update = gradient->GetComponent(ci);
-        comp->Backprop(nnet_.GetNodeName(c.first), nullptr, in_value,
-                       info.value, d, info.memo, to_update, &in_deriv);
-        deriv_of(in_cindex).AddMat(1.0, in_deriv);
+        comp->Backprop(nnet_.GetNodeName(c.first), info.indexes.get(),
+                       info.step_in, info.step_out, out_deriv, info.memo,
+                       to_update, &in_deriv);
+        for (int32 r = 0; r < num_in; r++) {
+          if (info.step_inputs[r].t == kNoTime) continue;
+          deriv_of(Cindex(c.first - 1, info.step_inputs[r]))
+              .Row(0)
+              .AddVec(1.0, in_deriv.Row(r));
+        }
         break;
       }
       case kDimRange: {

@@ -27,9 +27,13 @@
 //
 // Invariants: every value is a 1 x dim matrix; the recorded evaluation order
 // lists each computed Cindex after all the Cindexes its value was made from,
-// so Backward() walks it in reverse. Components must be "simple" (one output
-// row per input row at the same Index) and deterministic: the caller sets
-// batch-norm and dropout test mode.
+// so Backward() walks it in reverse. Components must be deterministic (the
+// caller sets batch-norm and dropout test mode). A component Cindex is
+// computed on its own: its step has just that one output Index and the
+// inputs IsComputable() says it uses (reordered and padded with blank rows
+// by ReorderIndexes() where the component asks for it), with its own
+// precomputed indexes, so non-simple components (statistics, convolution,
+// attention, ...) are evaluated by the same rule as simple ones.
 #ifndef NNET3_NNET3_TESTING_NAIVE_EVALUATOR_H_
 #define NNET3_NNET3_TESTING_NAIVE_EVALUATOR_H_
 
@@ -81,6 +85,14 @@ class NaiveEvaluator {
     // Descriptor nodes: the inputs used by each Append part.
     std::vector<std::vector<Cindex>> part_inputs;
     void *memo = nullptr;  // component nodes with kUsesMemo
+    // Component nodes: the one-Cindex step that computed this value (input
+    // and output Indexes in the component's order, blanks included), its
+    // input and output matrices, precomputed indexes, and the output row
+    // that is this Cindex.
+    std::vector<Index> step_inputs, step_outputs;
+    Matrix<BaseFloat> step_in, step_out;
+    std::unique_ptr<ComponentPrecomputedIndexes> indexes;
+    int32 out_row = 0;
   };
   class AllCindexSet;
   class NodeIndexSet;

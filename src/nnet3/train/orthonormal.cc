@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/random.h"
 #include "nnet3/components/affine.h"
+#include "nnet3/components/tdnn.h"
 
 namespace nnet3 {
 
@@ -49,6 +50,10 @@ void ConstrainOrthonormal(Nnet *nnet) {
     } else if (auto *ac = dynamic_cast<AffineComponent *>(component)) {
       constraint = ac->OrthonormalConstraint();
       params = &ac->LinearParams();
+    } else if (auto *tc = dynamic_cast<TdnnComponent *>(component)) {
+      // All offsets' blocks together: W = [W_0 W_1 ...].
+      constraint = tc->OrthonormalConstraint();
+      params = &tc->LinearParams();
     }
     // Only every fourth call or so: the drift in between is small.
     if (constraint == 0.0 || RandInt(0, 3) != 0) continue;

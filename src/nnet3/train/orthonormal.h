@@ -1,5 +1,5 @@
 // nnet3/train/orthonormal.h
-// The orthonormal constraint of AffineComponent / LinearComponent
+// The orthonormal constraint of AffineComponent / LinearComponent / TdnnComponent
 // (orthonormal-constraint=c), applied by the trainer after each update as
 // Kaldi does: the linear parameters M (taken transposed if they have more
 // rows than columns) get one step of the semi-orthogonal update of Povey et
@@ -21,7 +21,8 @@ namespace nnet3 {
 // One step of the update above on M (rows <= cols expected); scale != 0.
 void ConstrainOrthonormalInternal(BaseFloat scale, CuMatrixBase<BaseFloat> *M);
 
-// For every AffineComponent (and derived) or LinearComponent with a nonzero
+// For every AffineComponent (and derived), LinearComponent or TdnnComponent
+// (all its linear parameters) with a nonzero
 // orthonormal-constraint, with probability 1/4 (RandInt(0, 3) == 0): one
 // step on its linear parameters.
 void ConstrainOrthonormal(Nnet *nnet);

@@ -611,6 +611,62 @@ TEST(NnetComputation, PrecomputedIndexesAreWrittenButUnknownTypesNotRead) {
             std::string::npos) << os.str();
 }
 
+// A registered type: read back through the registry, size and all.
+class SizedIndexes : public ComponentPrecomputedIndexes {
+ public:
+  int32 size = 0;
+  ComponentPrecomputedIndexes *Copy() const override {
+    SizedIndexes *ans = new SizedIndexes;
+    ans->size = size;
+    return ans;
+  }
+  void Write(std::ostream &os, bool binary) const override {
+    WriteToken(os, binary, "<SizedPrecomputedIndexes>");
+    WriteToken(os, binary, "<Size>");
+    WriteBasicType(os, binary, size);
+    WriteToken(os, binary, "</SizedPrecomputedIndexes>");
+  }
+  void Read(std::istream &is, bool binary) override {
+    ExpectOneOrTwoTokens(is, binary, "<SizedPrecomputedIndexes>", "<Size>");
+    ReadBasicType(is, binary, &size);
+    ExpectToken(is, binary, "</SizedPrecomputedIndexes>");
+  }
+  std::string Type() const override { return "SizedPrecomputedIndexes"; }
+};
+
+TEST(NnetComputation, RegisteredPrecomputedIndexesRoundTrip) {
+  ComponentRegistry::Get().AddPrecomputedIndexes(
+      "SizedPrecomputedIndexes", [] { return new SizedIndexes; });
+  NnetComputation c;
+  c.NewMatrix(2, 2);
+  c.component_precomputed_indexes.resize(3);
+  for (int32 p = 1; p <= 2; p++) {
+    SizedIndexes *data = new SizedIndexes;
+    data->size = 10 * p + 7;
+    c.component_precomputed_indexes[p].data = data;
+    c.component_precomputed_indexes[p].input_indexes = {Index(0, p), Index(1, p)};
+    c.component_precomputed_indexes[p].output_indexes = {Index(0, -p)};
+  }
+  for (bool binary : {true, false}) {
+    std::istringstream is(ToString(c, binary));
+    NnetComputation back;
+    back.Read(is, binary);
+    ASSERT_EQ(back.component_precomputed_indexes.size(), 3u);
+    EXPECT_EQ(back.component_precomputed_indexes[0].data, nullptr);
+    for (int32 p = 1; p <= 2; p++) {
+      const SizedIndexes *data = dynamic_cast<const SizedIndexes *>(
+          back.component_precomputed_indexes[p].data);
+      ASSERT_TRUE(data != nullptr);
+      EXPECT_EQ(data->size, 10 * p + 7);
+      EXPECT_EQ(back.component_precomputed_indexes[p].input_indexes,
+                c.component_precomputed_indexes[p].input_indexes);
+      EXPECT_EQ(back.component_precomputed_indexes[p].output_indexes,
+                c.component_precomputed_indexes[p].output_indexes);
+    }
+    EXPECT_EQ(ToString(back, binary), ToString(c, binary));
+  }
+}
+
 TEST(NnetComputation, FailedReadLeavesTheComputationUnchanged) {
   NnetComputation c = MakeFullComputation();
   std::string data = ToString(MakeTinyComputation(), true);

@@ -5,12 +5,17 @@
 // trips, Copy(), derivatives against finite differences, the claims of its
 // property flags, and that Backprop does not read values the flags say it
 // does not need. Unknown types must be refused with the list of known ones.
+// Every type also goes through a compiled network (network-check.h): finite
+// differences through the framework, optimizer and shortcut unchanged; this
+// is the generic check of non-simple components, whose rows in and out
+// differ and which the row-for-row checks above do not apply to.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "common/testing.h"
 #include "component-test-util.h"
+#include "network-check.h"
 
 namespace nnet3 {
 namespace testing {
@@ -48,6 +53,10 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      {"RestrictedAttentionComponent",
+       "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
+       "num-right-inputs=1"},
+      {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
       // Non-simple (they need precomputed indexes to draw a mask): the
       // generic checks see them with nothing to draw. dropout-test covers
       // the random masks.
@@ -113,7 +122,26 @@ TEST_P(EachComponent, IoRoundTripAndCopy) {
   EXPECT_EQ(WriteToString(*back, false), WriteToString(*c_, false));
 }
 
+// Types whose output has kinks almost everywhere (finite differences do
+// not apply through the network; each has its own test against a naive
+// implementation).
+bool IsNonSmooth(const std::string &type) {
+  return type == "RectifiedLinearComponent" || type == "MaxpoolingComponent" ||
+         type == "PnormComponent";
+}
+
+TEST_P(EachComponent, ChecksThroughACompiledNetwork) {
+  CheckComponentInNetwork(GetParam(), ExampleConfigs().at(GetParam()),
+                          !IsNonSmooth(GetParam()));
+}
+
+#define SKIP_IF_NOT_SIMPLE()                                              \
+  if (!(c_->Properties() & kSimpleComponent))                             \
+    GTEST_SKIP() << GetParam() << " is not simple (rows in != rows out); " \
+                 << "ChecksThroughACompiledNetwork covers it"
+
 TEST_P(EachComponent, DerivativesMatchFiniteDifferences) {
+  SKIP_IF_NOT_SIMPLE();
   // A kink at 0: random inputs straddle it within the finite-difference
   // step. nonlinear-test checks it with inputs kept away from 0.
   if (GetParam() == "RectifiedLinearComponent")
@@ -123,6 +151,7 @@ TEST_P(EachComponent, DerivativesMatchFiniteDifferences) {
 }
 
 TEST_P(EachComponent, PropertyFlagsHold) {
+  SKIP_IF_NOT_SIMPLE();
   RandomSource rs(23);
   CheckPropertyFlags(*c_, 6, &rs);
 }
@@ -130,6 +159,7 @@ TEST_P(EachComponent, PropertyFlagsHold) {
 TEST_P(EachComponent, BackpropReadsOnlyWhatItDeclares) {
   // With the values it does not declare as needed replaced by empty
   // matrices, Backprop must give the same input derivative.
+  SKIP_IF_NOT_SIMPLE();
   RandomSource rs(5);
   int32 props = c_->Properties();
   Matrix<BaseFloat> in = RandMat(5, c_->InputDim(), &rs);

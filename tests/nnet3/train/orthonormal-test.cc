@@ -4,12 +4,14 @@
 // make M M^T equal c^2 I (fixed scale c, or the floating scale for c < 0),
 // with the error shrinking at every step near the solution; parameters
 // with more rows than columns are constrained through their transpose;
-// components without the constraint are left alone.
+// components without the constraint are left alone; a TdnnComponent's
+// whole linear parameter matrix (all offsets) is constrained.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "nnet3/components/affine.h"
+#include "nnet3/components/tdnn.h"
 #include "nnet3/testing/random-nnet.h"
 #include "nnet3/train/orthonormal.h"
 
@@ -111,6 +113,32 @@ TEST(Orthonormal, NnetComponentsTallParamsAndUnconstrained) {
   for (int32 i = 0; i < aff_before.NumRows(); i++)
     for (int32 j = 0; j < aff_before.NumCols(); j++)
       ASSERT_EQ(aff->LinearParams()(i, j), aff_before(i, j));
+}
+
+TEST(Orthonormal, TdnnComponentLinearParams) {
+  // 6 outputs, 2 offsets x 4 inputs: the 6 x 8 matrix [W_-1 W_0] gets
+  // orthonormal rows with the floating scale (c = -1).
+  Nnet nnet = NnetFromConfigString(
+      "input-node name=input dim=4\n"
+      "component name=tdnn type=TdnnComponent input-dim=4 output-dim=6 "
+      "time-offsets=-1,0 use-bias=false orthonormal-constraint=-1\n"
+      "component-node name=tdnn component=tdnn input=input\n"
+      "output-node name=output input=tdnn\n");
+  auto *tdnn = dynamic_cast<TdnnComponent *>(
+      nnet.GetComponent(nnet.GetComponentIndex("tdnn")));
+  ASSERT_TRUE(tdnn != nullptr);
+  RandomSource rng(7);
+  Matrix<BaseFloat> start = NearSemiOrthogonal(6, 8, 0.7, 0.03, &rng);
+  tdnn->LinearParams().CopyFromMat(start);
+  Srand(11);
+  for (int32 call = 0; call < 100; call++) ConstrainOrthonormal(&nnet);
+  const Matrix<BaseFloat> &m = tdnn->LinearParams();
+  double mean_sq = 0;
+  for (int32 i = 0; i < 6; i++)
+    for (int32 j = 0; j < 8; j++) mean_sq += double(m(i, j)) * m(i, j) / 6;
+  EXPECT_NEAR(mean_sq, 0.49, 0.05);
+  EXPECT_LT(GramError(m, mean_sq), 1e-4);
+  EXPECT_GT(GramError(start, mean_sq), 1e-3);  // it did have to change
 }
 
 }  // namespace
