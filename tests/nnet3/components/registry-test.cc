@@ -57,12 +57,13 @@ const std::map<std::string, std::string> &ExampleConfigs() {
        "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
        "num-right-inputs=1"},
       {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
-      // Non-simple (they need precomputed indexes to draw a mask): the
-      // generic checks see them with nothing to draw. dropout-test covers
-      // the random masks.
-      {"GeneralDropoutComponent", "dim=6 block-dim=3 dropout-proportion=0.0"},
-      {"SpecAugmentTimeMaskComponent", "dim=5 zeroed-proportion=0.0"},
-      {"DropoutMaskComponent", "output-dim=3 dropout-proportion=0.0"},
+      // Random, non-simple (the masks follow the Indexes); the network
+      // check reseeds them before each run. dropout-test checks the masks.
+      {"GeneralDropoutComponent",
+       "dim=6 block-dim=3 time-period=2 dropout-proportion=0.3"},
+      {"SpecAugmentTimeMaskComponent",
+       "dim=5 zeroed-proportion=0.3 time-mask-max-frames=3"},
+      {"DropoutMaskComponent", "output-dim=3 dropout-proportion=0.3"},
   };
   return configs;
 }
@@ -131,6 +132,13 @@ bool IsNonSmooth(const std::string &type) {
 }
 
 TEST_P(EachComponent, ChecksThroughACompiledNetwork) {
+  // A component that reads no input at all (DropoutMaskComponent) makes a
+  // component step without input rows, which the compiler refuses so far.
+  std::vector<Index> needed;
+  c_->GetInputIndexes(MiscComputationInfo(), Index(0, 5, 0), &needed);
+  if (needed.empty())
+    GTEST_SKIP() << GetParam() << " reads no input; the compiler does not "
+                 << "support component steps without inputs yet";
   CheckComponentInNetwork(GetParam(), ExampleConfigs().at(GetParam()),
                           !IsNonSmooth(GetParam()));
 }
