@@ -9,8 +9,8 @@
 // Backprop must apply exactly that mask; test mode must be the identity (or
 // 1 - p for DropoutMaskComponent). Formats: Kaldi's own text of these
 // components in tests/data/kaldi/models/x-dropout.txt, read and written
-// back byte for byte (text, and binary then text), plus the nnet3-info
-// lines of that model. Tools: set-dropout-proportion, SetDropoutTestMode
+// back byte for byte (text, and binary then text), their binary bytes in
+// x-dropout.raw likewise, plus the nnet3-info lines of that model. Tools: set-dropout-proportion, SetDropoutTestMode
 // and CollapseModel on small networks.
 #include "nnet3/components/dropout.h"
 #include "nnet3/components/normalize.h"
@@ -755,6 +755,26 @@ TEST(KaldiFiles, XDropoutComponentTextIsReproduced) {
                 "");
     }
   }
+}
+
+TEST(KaldiFiles, XDropoutBinaryBytesAreReproduced) {
+  // Kaldi's binary model: the same spans, read and written in binary.
+  const std::string raw =
+      testing::ReadFile(testing::DataDir() + "/kaldi/models/x-dropout.raw");
+  int32 checked = 0;
+  for (const std::string &type :
+       {std::string("GeneralDropoutComponent"),
+        std::string("SpecAugmentTimeMaskComponent"),
+        std::string("DropoutMaskComponent")}) {
+    for (const std::string &span : Spans(raw, type)) {
+      std::istringstream is(span);
+      std::unique_ptr<Component> c(Component::ReadNew(is, true));
+      ASSERT_TRUE(c != nullptr);
+      EXPECT_EQ(testing::WriteToString(*c, true), span) << type;
+      checked++;
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 TEST(KaldiFiles, XDropoutInfoLines) {
