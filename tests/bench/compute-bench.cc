@@ -27,6 +27,7 @@
 #include "base/timer.h"
 #include "nnet3/analyze/analyze.h"
 #include "nnet3/compile/compiler.h"
+#include "nnet3/components/tdnn.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/optimize/optimize.h"
 #include "nnet3/testing/computation-runner.h"
@@ -45,13 +46,20 @@ struct GemmShape {
 };
 
 // The matrix products of one computation: each kPropagate of an affine-type
-// component multiplies (rows x in_dim) by (in_dim x out_dim).
+// component multiplies (rows x in_dim) by (in_dim x out_dim); a
+// TdnnComponent does one such product per time offset, with its output rows.
 void GemmShapes(const Nnet &nnet, const NnetComputation &computation,
                 std::vector<GemmShape> *shapes) {
   for (const NnetComputation::Command &c : computation.commands) {
     if (c.command_type != kPropagate) continue;
     const Component *comp = nnet.GetComponent(c.arg1);
     std::string type = comp->Type();
+    if (const TdnnComponent *tdnn = dynamic_cast<const TdnnComponent *>(comp)) {
+      for (size_t i = 0; i < tdnn->TimeOffsets().size(); i++)
+        shapes->push_back(GemmShape{computation.submatrices[c.arg4].num_rows,
+                                    comp->InputDim(), comp->OutputDim()});
+      continue;
+    }
     if (type.find("Affine") == std::string::npos &&
         type != "LinearComponent")
       continue;
@@ -251,8 +259,9 @@ int Main(int argc, char *argv[]) {
   for (Matrix<BaseFloat> &m : utts)
     m = RandomGaussMatrix(frames, nnet.InputDim("input"), &rng);
   int64 total_frames = static_cast<int64>(num_utts) * frames;
-  printf("compute-bench: TDNN, %d utterances x %d frames, %d BLAS thread(s), "
-         "best of %d\n", num_utts, frames, threads, reps);
+  std::string name = config.substr(config.find_last_of('/') + 1);
+  printf("compute-bench: %s, %d utterances x %d frames, %d BLAS thread(s), "
+         "best of %d\n", name.c_str(), num_utts, frames, threads, reps);
 
   NnetSimpleComputationOptions opts;
   opts.acoustic_scale = 1.0;
@@ -286,8 +295,8 @@ int Main(int argc, char *argv[]) {
   train.need_model_derivative = true;
   char label[128];
   snprintf(label, sizeof(label),
-           "TDNN training computation (minibatch %d x 8 frames, model update):",
-           minibatch);
+           "%s training computation (minibatch %d x 8 frames, model update):",
+           name.c_str(), minibatch);
   BenchComputation(label, train_nnet, train);
 
   Nnet rnn = NnetFromConfigString(kRecurrentConfig);

@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "base/timer.h"
+#include "nnet3/components/tdnn.h"
 #include "nnet3/egs/example-utils.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet-utils.h"
@@ -48,16 +49,23 @@ void TrainingGemmShapes(const Nnet &nnet, const NnetComputation &computation,
         c.command_type != kBackpropNoModelUpdate)
       continue;
     const Component *comp = nnet.GetComponent(c.arg1);
-    if (!IsAffineType(*comp)) continue;
+    // A TdnnComponent does the three products once per time offset, with
+    // its output rows.
+    const TdnnComponent *tdnn = dynamic_cast<const TdnnComponent *>(comp);
+    if (!IsAffineType(*comp) && tdnn == nullptr) continue;
     int32 in = comp->InputDim(), out = comp->OutputDim();
-    if (c.command_type == kPropagate) {
-      shapes->push_back({computation.submatrices[c.arg3].num_rows, in, out});
-      continue;
+    size_t times = tdnn ? tdnn->TimeOffsets().size() : 1;
+    for (size_t k = 0; k < times; k++) {
+      if (c.command_type == kPropagate) {
+        int32 rows = computation.submatrices[tdnn ? c.arg4 : c.arg3].num_rows;
+        shapes->push_back({rows, in, out});
+        continue;
+      }
+      int32 rows = computation.submatrices[c.arg5].num_rows;
+      if (c.arg6 > 0) shapes->push_back({rows, out, in});  // input derivative
+      if (c.command_type == kBackprop)
+        shapes->push_back({out, rows, in});  // parameter gradient
     }
-    int32 rows = computation.submatrices[c.arg5].num_rows;
-    if (c.arg6 > 0) shapes->push_back({rows, out, in});  // input derivative
-    if (c.command_type == kBackprop)
-      shapes->push_back({out, rows, in});  // parameter gradient
   }
 }
 

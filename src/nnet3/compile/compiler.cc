@@ -99,7 +99,15 @@ void Compiler::CreateStepInfo(const std::vector<bool> &deriv_needed,
   for (int32 step = 0; step < num_steps; step++) {
     StepInfo &info = steps_[step];
     info.output_cindex_ids.swap((*steps)[step]);
-    NNET3_ASSERT(!info.output_cindex_ids.empty());
+    if (info.output_cindex_ids.empty()) {
+      // The input step of a component that needs no input rows (e.g.
+      // ConstantComponent): a placeholder with no matrix and no commands;
+      // the component's propagate gets the empty submatrix 0 as input.
+      NNET3_ASSERT(step + 1 < num_steps && !(*steps)[step + 1].empty());
+      info.node_index = graph_.cindexes[(*steps)[step + 1][0]].first - 1;
+      NNET3_ASSERT(nnet_.IsComponentInputNode(info.node_index));
+      continue;
+    }
     int32 num_rows = static_cast<int32>(info.output_cindex_ids.size());
     info.output_indexes.resize(num_rows);
     for (int32 r = 0; r < num_rows; r++)
@@ -334,7 +342,7 @@ void Compiler::AddCommands(NnetComputation *computation) {
       case kDimRange:
         break;
       case kDescriptor:
-        CompileForwardDescriptor(step, computation);
+        if (info.value != 0) CompileForwardDescriptor(step, computation);
         break;
       case kComponent:
         AddPropagateStep(step, computation);

@@ -158,7 +158,7 @@ void SetSpecialOrthonormal(MatrixBase<BaseFloat> *m) {
 
 OnlineNaturalGradient::OnlineNaturalGradient()
     : rank_(40), update_period_(1), num_samples_history_(2000.0),
-      alpha_(4.0), epsilon_(1.0e-10), delta_(5.0e-04), frozen_(false), t_(0),
+      num_minibatches_history_(0.0), alpha_(4.0), epsilon_(1.0e-10), delta_(5.0e-04), frozen_(false), t_(0),
       rho_t_(-1.0e+10) {}
 
 void OnlineNaturalGradient::SetRank(int32 rank) {
@@ -177,6 +177,12 @@ void OnlineNaturalGradient::SetNumSamplesHistory(
   num_samples_history_ = num_samples_history;
 }
 
+void OnlineNaturalGradient::SetNumMinibatchesHistory(
+    BaseFloat num_minibatches_history) {
+  NNET3_ASSERT(num_minibatches_history > 1.0);
+  num_minibatches_history_ = num_minibatches_history;
+}
+
 void OnlineNaturalGradient::SetAlpha(BaseFloat alpha) {
   NNET3_ASSERT(alpha >= 0.0);
   alpha_ = alpha;
@@ -191,6 +197,8 @@ bool OnlineNaturalGradient::Updating() const {
 }
 
 BaseFloat OnlineNaturalGradient::Eta(int32 n) const {
+  // Forgetting per call rather than per sample (convolution components).
+  if (num_minibatches_history_ > 0.0) return 1.0 / num_minibatches_history_;
   // -n / num_samples_history_ is a float quotient, as in Kaldi.
   BaseFloat ratio = -n / num_samples_history_;
   BaseFloat eta = 1.0 - std::exp(static_cast<double>(ratio));

@@ -38,6 +38,10 @@ class OnlineNaturalGradient {
   void SetUpdatePeriod(int32 update_period);      // update_period > 0
   void SetNumSamplesHistory(BaseFloat num_samples_history);  // in (0, 1e6)
   void SetAlpha(BaseFloat alpha);                 // alpha >= 0
+  // When set (> 1), the estimate forgets a fixed 1/num_minibatches_history
+  // per update instead of an amount depending on the number of rows
+  // (num-samples-history is then ignored). 0 (the default) means unset.
+  void SetNumMinibatchesHistory(BaseFloat num_minibatches_history);
   // While frozen, the estimate is applied but not updated (the first call
   // still initializes it).
   void Freeze(bool frozen) { frozen_ = frozen; }
@@ -46,6 +50,9 @@ class OnlineNaturalGradient {
   int32 GetUpdatePeriod() const { return update_period_; }
   BaseFloat GetNumSamplesHistory() const { return num_samples_history_; }
   BaseFloat GetAlpha() const { return alpha_; }
+  BaseFloat GetNumMinibatchesHistory() const {
+    return num_minibatches_history_;
+  }
   bool Frozen() const { return frozen_; }
 
   // Replaces each row x of *X (one of the N vectors of this minibatch) by
@@ -88,6 +95,7 @@ class OnlineNaturalGradient {
   int32 rank_;
   int32 update_period_;
   BaseFloat num_samples_history_;
+  BaseFloat num_minibatches_history_;  // 0: use num_samples_history_
   BaseFloat alpha_;
   BaseFloat epsilon_;   // absolute floor on rho_t and on D_t
   BaseFloat delta_;     // floor on rho_t and D_t relative to max sqrt(c_t)

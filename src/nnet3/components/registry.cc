@@ -11,8 +11,16 @@ void RegisterSimpleComponents(ComponentRegistry *registry);
 void RegisterAffineComponents(ComponentRegistry *registry);
 void RegisterPerElementComponents(ComponentRegistry *registry);
 void RegisterNormalizeComponents(ComponentRegistry *registry);
+void RegisterConvolutionComponents(ComponentRegistry *registry);
+void RegisterStatisticsComponents(ComponentRegistry *registry);
 void RegisterAttentionComponents(ComponentRegistry *registry);
 void RegisterTdnnComponents(ComponentRegistry *registry);
+void RegisterRepeatedAffineComponents(ComponentRegistry *registry);
+void RegisterStructuralComponents(ComponentRegistry *registry);
+void RegisterConvolution3dComponents(ComponentRegistry *registry);
+void RegisterLstmComponents(ComponentRegistry *registry);
+void RegisterGruComponents(ComponentRegistry *registry);
+void RegisterBackpropTruncationComponents(ComponentRegistry *registry);
 void RegisterDropoutComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
@@ -21,8 +29,16 @@ ComponentRegistry::ComponentRegistry() {
   RegisterAffineComponents(this);
   RegisterPerElementComponents(this);
   RegisterNormalizeComponents(this);
+  RegisterConvolutionComponents(this);
+  RegisterStatisticsComponents(this);
   RegisterAttentionComponents(this);
   RegisterTdnnComponents(this);
+  RegisterRepeatedAffineComponents(this);
+  RegisterStructuralComponents(this);
+  RegisterConvolution3dComponents(this);
+  RegisterLstmComponents(this);
+  RegisterGruComponents(this);
+  RegisterBackpropTruncationComponents(this);
   RegisterDropoutComponents(this);
 }
 

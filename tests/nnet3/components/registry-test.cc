@@ -52,11 +52,41 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"ConstantFunctionComponent", "input-dim=4 output-dim=3"},
       {"NormalizeComponent", "dim=5"},
       {"BatchNormComponent", "dim=5"},
+      {"LstmNonlinearityComponent", "cell-dim=3 param-stddev=0.5"},
+      {"GruNonlinearityComponent", "cell-dim=4 recurrent-dim=2"},
+      {"OutputGruNonlinearityComponent", "cell-dim=3"},
+      {"BackpropTruncationComponent", "dim=5"},
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
+      {"TimeHeightConvolutionComponent",
+       "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
+       "height-offsets=-1,0,1 time-offsets=-1,0,1"},
+      // Periods of 1: the generic checks ask for every t, and with a larger
+      // output-period two outputs would share a block (statistics-test
+      // covers periods).
+      {"StatisticsExtractionComponent", "input-dim=4 include-variance=true"},
+      {"StatisticsPoolingComponent",
+       "input-dim=9 left-context=2 right-context=2 output-stddevs=true"},
       {"RestrictedAttentionComponent",
        "num-heads=2 key-dim=3 value-dim=4 num-left-inputs=2 "
        "num-right-inputs=1"},
       {"TdnnComponent", "input-dim=4 output-dim=3 time-offsets=-1,0,2"},
+      {"BlockAffineComponent", "input-dim=6 output-dim=4 num-blocks=2"},
+      {"RepeatedAffineComponent", "input-dim=6 output-dim=4 num-repeats=2"},
+      {"NaturalGradientRepeatedAffineComponent",
+       "input-dim=6 output-dim=4 num-repeats=2"},
+      {"DistributeComponent", "input-dim=6 output-dim=3"},
+      {"ConstantComponent", "output-dim=4 output-stddev=1.0"},
+      {"CompositeComponent",
+       "num-components=2 max-rows-process=4 "
+       "component1='type=BlockAffineComponent input-dim=6 output-dim=4 "
+       "num-blocks=2' component2='type=TanhComponent dim=4'"},
+      {"ConvolutionComponent",
+       "input-x-dim=3 input-y-dim=4 input-z-dim=2 filt-x-dim=2 filt-y-dim=2 "
+       "filt-x-step=1 filt-y-step=2 num-filters=3"},
+      {"MaxpoolingComponent",
+       "input-x-dim=3 input-y-dim=4 input-z-dim=2 pool-x-size=2 "
+       "pool-y-size=2 pool-z-size=1 pool-x-step=1 pool-y-step=2 "
+       "pool-z-step=1"},
       // Random, non-simple (the masks follow the Indexes); the network
       // check reseeds them before each run. dropout-test checks the masks.
       {"GeneralDropoutComponent",
@@ -131,16 +161,19 @@ bool IsNonSmooth(const std::string &type) {
          type == "PnormComponent";
 }
 
+// Types whose Backprop is by design not the full derivative: statistics
+// pooling passes nothing back to the count column (as Kaldi); with the
+// random inputs used here the counts are arbitrary, so finite differences
+// through that column do not match. statistics-test checks the other
+// columns with consistent counts.
+bool BackpropIsPartial(const std::string &type) {
+  return type == "StatisticsPoolingComponent";
+}
+
 TEST_P(EachComponent, ChecksThroughACompiledNetwork) {
-  // A component that reads no input at all (DropoutMaskComponent) makes a
-  // component step without input rows, which the compiler refuses so far.
-  std::vector<Index> needed;
-  c_->GetInputIndexes(MiscComputationInfo(), Index(0, 5, 0), &needed);
-  if (needed.empty())
-    GTEST_SKIP() << GetParam() << " reads no input; the compiler does not "
-                 << "support component steps without inputs yet";
   CheckComponentInNetwork(GetParam(), ExampleConfigs().at(GetParam()),
-                          !IsNonSmooth(GetParam()));
+                          !IsNonSmooth(GetParam()) &&
+                              !BackpropIsPartial(GetParam()));
 }
 
 #define SKIP_IF_NOT_SIMPLE()                                              \

@@ -1,0 +1,104 @@
+// bin/nnet3-xvector-compute.cc
+// Writes one x-vector per utterance: the network's "output" at t=0 computed
+// from chunks of the utterance's features, averaged with chunk-length
+// weights (nnet3/compute/xvector.h has the rules), as Kaldi's tool of the
+// same name does.
+#include "bin/cli.h"
+#include "base/timer.h"
+#include "matrix/table-types.h"
+#include "nnet3/compute/decodable-simple.h"
+#include "nnet3/compute/xvector.h"
+#include "nnet3/nnet/nnet-collapse.h"
+#include "nnet3/nnet/nnet-utils.h"
+#include "util/stream.h"
+#include "util/table.h"
+
+namespace nnet3 {
+
+int Nnet3XvectorCompute(int argc, char *argv[]) {
+  const char *usage =
+      "Runs features through an x-vector network (frame-level layers, "
+      "statistics pooling, segment-level layers) and writes the vector the "
+      "output node gives at t=0, one per utterance. With --chunk-size the "
+      "utterance is cut into chunks whose vectors are averaged, weighted "
+      "by chunk length.\n"
+      "\n"
+      "Usage: nnet3-xvector-compute [options] <raw-nnet-in> "
+      "<features-rspecifier> <vector-wspecifier>\n"
+      " e.g.: nnet3-xvector-compute final.raw scp:feats.scp "
+      "ark:xvectors.ark\n";
+  ParseOptions po(usage);
+  Timer timer;
+  NnetSimpleComputationOptions opts;
+  opts.acoustic_scale = 1.0;  // accepted; x-vectors are not scaled
+  CachingOptimizingCompilerOptions compiler_config;
+  XvectorExtractionOptions xvector_opts;
+  std::string use_gpu = "no";
+  opts.Register(&po);
+  compiler_config.Register(&po);
+  po.Register("use-gpu", &use_gpu,
+              "yes|no|optional|wait; accepted for compatibility (this build "
+              "computes on the CPU)");
+  xvector_opts.Register(&po);
+  po.Read(argc, argv);
+  if (po.NumArgs() != 3) return UsageError(po);
+  if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
+      use_gpu != "wait")
+    NNET3_ERR << "Invalid value --use-gpu=" << use_gpu
+              << " (expected yes, no, optional or wait)";
+  xvector_opts.Check();
+
+  std::string nnet_rxfilename = po.GetArg(1),
+              feature_rspecifier = po.GetArg(2),
+              vector_wspecifier = po.GetArg(3);
+  Nnet nnet;
+  ReadKaldiObject(nnet_rxfilename, &nnet);
+  if (nnet.InputDim("input") < 0 || nnet.OutputDim("output") < 0)
+    NNET3_ERR << "The network in " << PrintableRxfilename(nnet_rxfilename)
+              << " needs an input node named 'input' and an output node "
+              << "named 'output'";
+  SetBatchnormTestMode(true, &nnet);
+  SetDropoutTestMode(true, &nnet);
+  CollapseModel(CollapseModelConfig(), &nnet);
+  CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
+                                     compiler_config);
+
+  BaseFloatVectorWriter vector_writer(vector_wspecifier);
+  int32 num_success = 0, num_fail = 0;
+  int64 frame_count = 0;
+  SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
+  for (; !feature_reader.Done(); feature_reader.Next()) {
+    std::string utt = feature_reader.Key();
+    const Matrix<BaseFloat> &features = feature_reader.Value();
+    Vector<BaseFloat> xvector;
+    std::string why_not;
+    bool ok = false;
+    try {
+      ok = ComputeUtteranceXvector(xvector_opts, nnet, &compiler, features,
+                                   &xvector, &why_not);
+    } catch (const UserError &e) {
+      NNET3_ERR << "Utterance " << utt << ": " << e.message();
+    }
+    if (!ok) {
+      NNET3_WARN << "No x-vector for utterance " << utt << ": " << why_not;
+      num_fail++;
+      continue;
+    }
+    vector_writer.Write(utt, xvector);
+    frame_count += features.NumRows();
+    num_success++;
+  }
+  double elapsed = timer.Elapsed();
+  NNET3_LOG << "Time taken " << elapsed
+            << "s: real-time factor assuming 100 frames/sec is "
+            << (frame_count > 0 ? elapsed * 100.0 / frame_count : 0.0);
+  NNET3_LOG << "Done " << num_success << " utterances, failed for "
+            << num_fail;
+  return num_success != 0 ? 0 : 1;
+}
+
+}  // namespace nnet3
+
+int main(int argc, char *argv[]) {
+  return nnet3::RunTool(argc, argv, nnet3::Nnet3XvectorCompute);
+}
