@@ -21,6 +21,7 @@ void RegisterConvolution3dComponents(ComponentRegistry *registry);
 void RegisterLstmComponents(ComponentRegistry *registry);
 void RegisterGruComponents(ComponentRegistry *registry);
 void RegisterBackpropTruncationComponents(ComponentRegistry *registry);
+void RegisterDropoutComponents(ComponentRegistry *registry);
 
 ComponentRegistry::ComponentRegistry() {
   RegisterNonlinearComponents(this);
@@ -38,6 +39,7 @@ ComponentRegistry::ComponentRegistry() {
   RegisterLstmComponents(this);
   RegisterGruComponents(this);
   RegisterBackpropTruncationComponents(this);
+  RegisterDropoutComponents(this);
 }
 
 ComponentRegistry &ComponentRegistry::Get() {

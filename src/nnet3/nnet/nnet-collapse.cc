@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "nnet3/components/affine.h"
+#include "nnet3/components/dropout.h"
 #include "nnet3/components/normalize.h"
 #include "nnet3/components/simple.h"
 
@@ -73,6 +74,11 @@ class ModelCollapser {
   }
 
   int32 CollapseDropout(int32 c1, int32 c2) {
+    // GeneralDropoutComponent's mask has expectation one and test mode is
+    // the identity, so (as in Kaldi) it is simply bypassed, whatever the
+    // second component is and whatever its mode.
+    if (dynamic_cast<const GeneralDropoutComponent *>(nnet_->GetComponent(c1)))
+      return c2;
     const DropoutComponent *dropout =
         dynamic_cast<const DropoutComponent *>(nnet_->GetComponent(c1));
     if (!dropout) return -1;

@@ -7,6 +7,8 @@
 // component, when the pair is one of:
 //   DropoutComponent (test mode: x * (1 - p)) -> Affine/NaturalGradientAffine/Linear
 //       : the second's parameters are scaled by (1 - p);
+//   GeneralDropoutComponent -> any component
+//       : the dropout is bypassed (its test mode is the identity);
 //   BatchNormComponent (test mode) or FixedScale/FixedBias -> Affine/
 //       NaturalGradientAffine (Linear too if there is no offset)
 //       : the second is pre-multiplied by the diagonal transform;

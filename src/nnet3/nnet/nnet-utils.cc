@@ -1,6 +1,7 @@
 // nnet3/nnet/nnet-utils.cc
 #include "nnet3/nnet/nnet-utils.h"
 
+#include "nnet3/components/dropout.h"
 #include "nnet3/components/normalize.h"
 #include "nnet3/nnet/nnet-edit.h"
 
@@ -337,10 +338,19 @@ int32 SetDropoutProportion(const std::string &pattern, BaseFloat proportion,
   int32 n = 0;
   for (int32 c = 0; c < nnet->NumComponents(); c++) {
     if (!NameMatchesPattern(nnet->GetComponentName(c), pattern)) continue;
-    DropoutComponent *d =
-        dynamic_cast<DropoutComponent *>(nnet->GetComponent(c));
-    if (d) {
+    // The types Kaldi's set-dropout-proportion changes (SpecAugment's
+    // zeroed-proportion is not a dropout proportion and is left alone).
+    Component *comp = nnet->GetComponent(c);
+    if (DropoutComponent *d = dynamic_cast<DropoutComponent *>(comp)) {
       d->SetDropoutProportion(proportion);
+      n++;
+    } else if (DropoutMaskComponent *m =
+                   dynamic_cast<DropoutMaskComponent *>(comp)) {
+      m->SetDropoutProportion(proportion);
+      n++;
+    } else if (GeneralDropoutComponent *g =
+                   dynamic_cast<GeneralDropoutComponent *>(comp)) {
+      g->SetDropoutProportion(proportion);
       n++;
     }
   }

@@ -55,8 +55,9 @@ bool NnetIsChunkingInvariant(const Nnet &nnet);
 // Sets test mode on all BatchNorm / all random (dropout) components.
 void SetBatchnormTestMode(bool test_mode, Nnet *nnet);
 void SetDropoutTestMode(bool test_mode, Nnet *nnet);
-// Sets the dropout proportion of the dropout components whose names match
-// the pattern; returns how many were changed.
+// Sets the dropout proportion of the DropoutComponent, DropoutMaskComponent
+// and GeneralDropoutComponent components whose names match the pattern;
+// returns how many were changed.
 int32 SetDropoutProportion(const std::string &pattern, BaseFloat proportion,
                            Nnet *nnet);
 

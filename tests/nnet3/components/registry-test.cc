@@ -87,6 +87,13 @@ const std::map<std::string, std::string> &ExampleConfigs() {
        "input-x-dim=3 input-y-dim=4 input-z-dim=2 pool-x-size=2 "
        "pool-y-size=2 pool-z-size=1 pool-x-step=1 pool-y-step=2 "
        "pool-z-step=1"},
+      // Random, non-simple (the masks follow the Indexes); the network
+      // check reseeds them before each run. dropout-test checks the masks.
+      {"GeneralDropoutComponent",
+       "dim=6 block-dim=3 time-period=2 dropout-proportion=0.3"},
+      {"SpecAugmentTimeMaskComponent",
+       "dim=5 zeroed-proportion=0.3 time-mask-max-frames=3"},
+      {"DropoutMaskComponent", "output-dim=3 dropout-proportion=0.3"},
   };
   return configs;
 }
