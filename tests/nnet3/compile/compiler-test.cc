@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "base/log.h"
@@ -46,18 +47,25 @@ void ExpectClose(const MatrixBase<BaseFloat> &a, const MatrixBase<BaseFloat> &b,
           << what << " row " << i << " col " << j;
 }
 
-TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
-  const int32 num_seeds = 500;
+// Compiles random networks and requests and compares everything with the
+// naive evaluator; counts the recurrent networks and backward cases seen.
+void CompareRandomNetworksWithNaive(const RandomNnetOptions &opts,
+                                    int32 first_seed, int32 num_seeds,
+                                    int32 *num_recurrent_out,
+                                    int32 *num_backprop_out,
+                                    std::map<std::string, int32> *types_seen) {
   int32 num_recurrent = 0, num_backprop = 0;
-  for (int32 seed = 1; seed <= num_seeds; seed++) {
+  for (int32 seed = first_seed; seed < first_seed + num_seeds; seed++) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     RandomSource rng(seed);
-    RandomNnetOptions opts;
     std::string description;
     std::string config = GenerateRandomNnetConfig(&rng, opts, &description);
     SCOPED_TRACE(description + "\n" + config);
     Nnet nnet = NnetFromConfigString(config);
     if (config.find("IfDefined") != std::string::npos) num_recurrent++;
+    if (types_seen != nullptr)
+      for (int32 c = 0; c < nnet.NumComponents(); c++)
+        (*types_seen)[nnet.GetComponent(c)->Type()]++;
     ComputationRequest request;
     std::vector<Matrix<BaseFloat> > inputs;
     GenerateRandomRequest(nnet, &rng, &request, &inputs);
@@ -118,11 +126,41 @@ TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
                     "parameter gradient of " + nnet.GetComponentName(c));
       }
     }
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) break;
   }
+  *num_recurrent_out = num_recurrent;
+  *num_backprop_out = num_backprop;
+}
+
+TEST(Compiler, RandomNetworksMatchNaiveEvaluator) {
+  const int32 num_seeds = 500;
+  int32 num_recurrent = 0, num_backprop = 0;
+  CompareRandomNetworksWithNaive(RandomNnetOptions(), 1, num_seeds,
+                                 &num_recurrent, &num_backprop, nullptr);
   // The generator must actually have exercised the interesting cases.
   EXPECT_GT(num_recurrent, num_seeds / 10);
   EXPECT_GT(num_backprop, num_seeds / 4);
+}
+
+// The same with the general component types (non-simple index mappings,
+// blank rows, precomputed indexes, recurrences through LSTM cells).
+TEST(Compiler, RandomGeneralNetworksMatchNaiveEvaluator) {
+  const int32 num_seeds = 300;
+  RandomNnetOptions opts;
+  opts.allow_general_components = true;
+  int32 num_recurrent = 0, num_backprop = 0;
+  std::map<std::string, int32> types;
+  CompareRandomNetworksWithNaive(opts, 1001, num_seeds, &num_recurrent,
+                                 &num_backprop, &types);
+  EXPECT_GT(num_backprop, num_seeds / 4);
+  for (const char *type :
+       {"TdnnComponent", "LstmNonlinearityComponent",
+        "BackpropTruncationComponent", "TimeHeightConvolutionComponent",
+        "StatisticsExtractionComponent", "StatisticsPoolingComponent",
+        "RestrictedAttentionComponent", "DistributeComponent",
+        "CompositeComponent", "BlockAffineComponent",
+        "RepeatedAffineComponent", "NaturalGradientRepeatedAffineComponent"})
+    EXPECT_GT(types[type], 5) << type << " was rarely generated";
 }
 
 // Objective: sum over outputs of <W_o, output_o>. Its derivative with

@@ -582,11 +582,12 @@ TEST(Shortcut, CachingCompilerOption) {
   EXPECT_EQ(a->matrix_debug_info.size(), a->matrices.size());
 }
 
-TEST(Shortcut, RandomNetworks) {
-  RandomSource rng(2024);
-  RandomNnetOptions opts;
+// Random networks and N-sequence requests: the shortcut must expand every
+// one and agree with direct compilation.
+void CheckShortcutOnRandomNetworks(const RandomNnetOptions &opts, uint64 seed,
+                                   int32 kNumNets) {
+  RandomSource rng(seed);
   int32 num_expanded = 0, num_tried = 0;
-  const int32 kNumNets = 50;
   for (int32 i = 0; i < kNumNets; i++) {
     std::string description;
     std::string config = GenerateRandomNnetConfig(&rng, opts, &description);
@@ -623,6 +624,18 @@ TEST(Shortcut, RandomNetworks) {
   std::cout << "expanded " << num_expanded << " of " << num_tried
             << " random requests\n";
   EXPECT_EQ(num_expanded, num_tried);
+}
+
+TEST(Shortcut, RandomNetworks) {
+  CheckShortcutOnRandomNetworks(RandomNnetOptions(), 2024, 50);
+}
+
+// With non-simple components the expanded computation gets its
+// precomputed indexes recomputed for the N sequences.
+TEST(Shortcut, RandomGeneralNetworks) {
+  RandomNnetOptions opts;
+  opts.allow_general_components = true;
+  CheckShortcutOnRandomNetworks(opts, 2025, 60);
 }
 
 }  // namespace

@@ -65,16 +65,18 @@ std::vector<Variant> Variants() {
   };
 }
 
-TEST(Optimize, RandomNetworksGiveTheSameResults) {
-  const int32 num_seeds = 250;
+// Every variant of the optimizer on random networks gives the unoptimized
+// computation's results; returns through the counters what was exercised.
+void CheckOptimizerOnRandomNetworks(const RandomNnetOptions &nnet_opts,
+                                    int32 first_seed, int32 num_seeds) {
   std::vector<Variant> variants = Variants();
   int64 total_before = 0, total_after = 0;
   int32 num_backprop = 0, num_extended = 0;
-  for (int32 seed = 1; seed <= num_seeds; seed++) {
+  for (int32 seed = first_seed; seed < first_seed + num_seeds; seed++) {
     RandomSource rng(5000 + seed);
     std::string description;
     std::string config =
-        GenerateRandomNnetConfig(&rng, RandomNnetOptions(), &description);
+        GenerateRandomNnetConfig(&rng, nnet_opts, &description);
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + config);
     Nnet nnet = NnetFromConfigString(config);
     ComputationRequest request;
@@ -122,6 +124,19 @@ TEST(Optimize, RandomNetworksGiveTheSameResults) {
             << " random computations: " << total_before << " -> "
             << total_after << " bytes; extend-matrices applies to "
             << num_extended << " raw computations\n";
+}
+
+TEST(Optimize, RandomNetworksGiveTheSameResults) {
+  CheckOptimizerOnRandomNetworks(RandomNnetOptions(), 1, 250);
+}
+
+// Networks with TDNN-F, LSTM (IfDefined recurrence, backprop truncation),
+// convolution, statistics pooling, attention, distribute, composite and
+// block/repeated affine layers.
+TEST(Optimize, RandomGeneralNetworksGiveTheSameResults) {
+  RandomNnetOptions opts;
+  opts.allow_general_components = true;
+  CheckOptimizerOnRandomNetworks(opts, 1001, 150);
 }
 
 const char *kChainConfig =
