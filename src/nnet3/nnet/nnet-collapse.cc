@@ -8,6 +8,7 @@
 #include "nnet3/components/dropout.h"
 #include "nnet3/components/normalize.h"
 #include "nnet3/components/simple.h"
+#include "nnet3/components/time-height-convolution.h"
 
 namespace nnet3 {
 
@@ -151,6 +152,15 @@ class ModelCollapser {
       LinearComponent *lc = dynamic_cast<LinearComponent *>(l->Copy());
       lc->Params().Scale(scale);
       copy = lc;
+    } else if (const TimeHeightConvolutionComponent *conv =
+                   dynamic_cast<const TimeHeightConvolutionComponent *>(comp)) {
+      // A convolution is linear in its input too: the filters take the
+      // scale, the bias does not (Kaldi collapses a dropout into a
+      // following convolution the same way).
+      TimeHeightConvolutionComponent *cc =
+          dynamic_cast<TimeHeightConvolutionComponent *>(conv->Copy());
+      cc->LinearParams().Scale(scale);
+      copy = cc;
     } else {
       return -1;
     }

@@ -12,6 +12,9 @@
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/nnet/nnet.h"
+#include "nnet3/compile/compiler.h"
+#include "nnet3/testing/computation-runner.h"
+#include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
 namespace {
@@ -131,6 +134,50 @@ TEST(CollapseModel, LeavesAppendsAndTrainingModeAlone) {
   // feeds an Append: not this simple pattern.
   CollapseModel(CollapseModelConfig(), &nnet);
   EXPECT_EQ(NumComponentNodes(nnet), nodes_before);
+}
+
+// The output of a (non-simple) network on t = 0..9 from inputs t = -3..12,
+// through a compiled computation.
+Matrix<BaseFloat> EvalCompiled(const Nnet &nnet, const Matrix<BaseFloat> &in) {
+  ComputationRequest request;
+  request.inputs.push_back(IoSpecification("input", -3, 13));
+  request.outputs.push_back(IoSpecification("output", 0, 10));
+  NnetComputation computation;
+  CompileComputation(nnet, request, CompilerOptions(), &computation);
+  ComputationResults results;
+  std::vector<Matrix<BaseFloat> > inputs(1, in), no_derivs(1);
+  RunComputationForTest(nnet, request, computation, inputs, no_derivs, nullptr,
+                        &results);
+  return results.outputs[0];
+}
+
+TEST(CollapseModel, FoldsTestModeDropoutIntoAConvolution) {
+  Nnet nnet = MakeNnet(
+      "input-node name=input dim=8\n"
+      "component name=drop type=DropoutComponent dim=8 dropout-proportion=0.25\n"
+      "component-node name=drop component=drop input=input\n"
+      "component name=conv type=TimeHeightConvolutionComponent "
+      "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
+      "height-offsets=-1,0,1 time-offsets=-1,0,1 bias-stddev=0.5\n"
+      "component-node name=conv component=conv input=drop\n"
+      "output-node name=output input=conv\n");
+  SetDropoutTestMode(true, &nnet);
+  RandomSource rs(3);
+  Matrix<BaseFloat> in = RandomGaussMatrix(16, 8, &rs);
+  Matrix<BaseFloat> before = EvalCompiled(nnet, in);
+  CollapseModel(CollapseModelConfig(), &nnet);
+  EXPECT_EQ(NumComponentNodes(nnet), 1);
+  EXPECT_EQ(nnet.GetComponentIndex("drop"), -1);
+  Matrix<BaseFloat> after = EvalCompiled(nnet, in);
+  ASSERT_EQ(before.NumRows(), after.NumRows());
+  double max_abs = 0.0;
+  for (int32 r = 0; r < before.NumRows(); r++)
+    for (int32 c = 0; c < before.NumCols(); c++)
+      max_abs = std::max(max_abs, std::fabs(static_cast<double>(before(r, c))));
+  ASSERT_GT(max_abs, 0.1);
+  for (int32 r = 0; r < before.NumRows(); r++)
+    for (int32 c = 0; c < before.NumCols(); c++)
+      EXPECT_NEAR(after(r, c), before(r, c), 1e-5 * max_abs);
 }
 
 }  // namespace
