@@ -120,6 +120,53 @@ TEST_F(Nnet3Cli, ConfigErrors) {
       {"part", "dim-offset=2", "dim=3"});
 }
 
+// Each general component type with an inconsistent dimension, time offset
+// or geometry: nnet3-init names the config line and the option.
+TEST_F(Nnet3Cli, ConfigErrorsOfTheGeneralComponentTypes) {
+  const std::vector<std::pair<std::string, std::string> > cases = {
+      {"TdnnComponent input-dim=4 output-dim=3 time-offsets=0,0", "time-offsets"},
+      {"TdnnComponent input-dim=0 output-dim=3 time-offsets=-1,0", "input-dim"},
+      {"TimeHeightConvolutionComponent num-filters-in=2 num-filters-out=3 "
+       "height-in=4 height-out=7 height-offsets=-1,0,1 time-offsets=-1,0,1",
+       "height-out"},
+      {"ConvolutionComponent input-x-dim=3 input-y-dim=4 input-z-dim=2 "
+       "filt-x-dim=5 filt-y-dim=2 num-filters=3", "filt-x-dim"},
+      {"MaxpoolingComponent input-x-dim=3 input-y-dim=4 input-z-dim=2 "
+       "pool-x-size=4 pool-y-size=2 pool-z-size=1", "pool-x-size"},
+      {"LstmNonlinearityComponent cell-dim=0", "cell-dim"},
+      {"GruNonlinearityComponent cell-dim=4 recurrent-dim=6", "recurrent-dim"},
+      {"OutputGruNonlinearityComponent cell-dim=-1", "cell-dim"},
+      {"BackpropTruncationComponent dim=0", "dim"},
+      {"StatisticsExtractionComponent input-dim=4 input-period=2 output-period=3",
+       "output-period"},
+      {"StatisticsPoolingComponent input-dim=9 left-context=-2 right-context=2",
+       "left-context"},
+      {"RestrictedAttentionComponent num-heads=1 key-dim=2 value-dim=2 "
+       "num-left-inputs=2 num-right-inputs=1 time-stride=0", "time-stride"},
+      {"GeneralDropoutComponent dim=4 block-dim=3", "block-dim"},
+      {"DropoutMaskComponent output-dim=3 dropout-proportion=1.5",
+       "dropout-proportion"},
+      {"SpecAugmentTimeMaskComponent dim=4 time-mask-max-frames=1",
+       "time-mask-max-frames"},
+      {"DistributeComponent input-dim=7 output-dim=3", "input-dim"},
+      {"ConstantComponent output-dim=0", "output-dim"},
+      {"CompositeComponent num-components=2 "
+       "component1='type=TanhComponent dim=4'", "component2"},
+      {"BlockAffineComponent input-dim=6 output-dim=4 num-blocks=4", "num-blocks"},
+      {"RepeatedAffineComponent input-dim=6 output-dim=4 num-repeats=4",
+       "num-repeats"},
+      {"NaturalGradientRepeatedAffineComponent input-dim=6 output-dim=4 "
+       "num-repeats=4", "num-repeats"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE(c.first);
+    ExpectInitError("input-node name=input dim=4\ncomponent name=c type=" +
+                        c.first + "\ncomponent-node name=c component=c "
+                        "input=input\noutput-node name=output input=c\n",
+                    {"bad.config:2", c.second});
+  }
+}
+
 TEST_F(Nnet3Cli, MissingFilesAndUnknownOptions) {
   CommandResult r = Run("nnet3-init no_such.config out.raw");
   EXPECT_EQ(r.exit_status, 1);
