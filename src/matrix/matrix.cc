@@ -544,11 +544,13 @@ void MatrixBase<Real>::AddMatMatElements(Real alpha, const MatrixBase<Real> &A,
 
 template <typename Real>
 void MatrixBase<Real>::ApplyFloor(Real floor_val) {
-  NNET3_FOR_EACH_ROW(for (MatrixIndexT c = 0; c < num_cols_; c++) if (row[c] < floor_val) row[c] = floor_val)
+  // Written as a select (not a conditional store) so that it vectorizes;
+  // the same result, NaN kept, -0 kept.
+  NNET3_FOR_EACH_ROW(for (MatrixIndexT c = 0; c < num_cols_; c++) row[c] = (row[c] < floor_val ? floor_val : row[c]))
 }
 template <typename Real>
 void MatrixBase<Real>::ApplyCeiling(Real ceil_val) {
-  NNET3_FOR_EACH_ROW(for (MatrixIndexT c = 0; c < num_cols_; c++) if (row[c] > ceil_val) row[c] = ceil_val)
+  NNET3_FOR_EACH_ROW(for (MatrixIndexT c = 0; c < num_cols_; c++) row[c] = (row[c] > ceil_val ? ceil_val : row[c]))
 }
 template <typename Real>
 void MatrixBase<Real>::ApplyExp() {

@@ -16,6 +16,7 @@
 //  4. Compile time per distinct request, and the time of a cache hit.
 // Usage: compute-bench [--config=PATH] [--num-utts=200] [--frames=500]
 //                      [--threads=1] [--reps=2] [--minibatch=64]
+//                      [--inference-only]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -226,6 +227,7 @@ const char *kRecurrentConfig =
 int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
+  bool inference_only = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a.rfind("--config=", 0) == 0) config = a.substr(9);
@@ -234,6 +236,7 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
     else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
+    else if (a == "--inference-only") inference_only = true;
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
@@ -278,6 +281,7 @@ int Main(int argc, char *argv[]) {
   printf("  speed-up of large chunks over 50-frame chunks (optimized): "
          "%.2fx\n", kaldi_opt.seconds / large.seconds);
 
+  if (inference_only) return 0;
   // Training: 8 output frames per sequence with the network's context.
   int32 left, right;
   ComputeSimpleNnetContext(train_nnet, &left, &right);
