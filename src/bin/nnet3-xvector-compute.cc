@@ -62,6 +62,11 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   CollapseModel(CollapseModelConfig(), &nnet);
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      compiler_config);
+  XvectorComputer computer(xvector_opts, nnet, &compiler,
+                           opts.optimize_config, compiler_config);
+  if (xvector_opts.reuse_compilation && !computer.Plan()->Applies())
+    NNET3_LOG << "Not reusing compilations across chunk lengths: "
+              << computer.Plan()->WhyNot();
 
   BaseFloatVectorWriter vector_writer(vector_wspecifier);
   int32 num_success = 0, num_fail = 0;
@@ -74,8 +79,7 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
     std::string why_not;
     bool ok = false;
     try {
-      ok = ComputeUtteranceXvector(xvector_opts, nnet, &compiler, features,
-                                   &xvector, &why_not);
+      ok = computer.ComputeUtterance(features, &xvector, &why_not);
     } catch (const UserError &e) {
       NNET3_ERR << "Utterance " << utt << ": " << e.message();
     }
@@ -92,6 +96,10 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   NNET3_LOG << "Time taken " << elapsed
             << "s: real-time factor assuming 100 frames/sec is "
             << (frame_count > 0 ? elapsed * 100.0 / frame_count : 0.0);
+  NNET3_LOG << "Compilations: " << computer.NumCompilations() << " ("
+            << computer.CompileSeconds() << "s); chunks computed in "
+            << "reusable blocks: " << computer.NumChunksThroughPlan()
+            << ", as whole chunks: " << computer.NumChunksOrdinary();
   NNET3_LOG << "Done " << num_success << " utterances, failed for "
             << num_fail;
   return num_success != 0 ? 0 : 1;
