@@ -8,7 +8,9 @@
 // skipping them with --pad-input=false, utterances that fail (too short,
 // empty), and errors (feature dimension, missing output node, bad
 // options, outputs that cannot be computed, usage), with exit statuses. A
-// statistics-pooling network is checked against plain mean/stddev sums.
+// statistics-pooling network is checked against plain mean/stddev sums,
+// also on utterances long enough for --reuse-compilation's blocks (and
+// with it off).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -347,6 +349,57 @@ TEST_F(XvectorCli, StatisticsPoolingNetworkGivesMeanAndStddev) {
     ASSERT_EQ(v.Dim(), 6);
     for (int32 d = 0; d < 6; d++)
       EXPECT_NEAR(v(d), expected[d] / weight, 1e-4) << u << " " << d;
+  }
+}
+
+TEST_F(XvectorCli, ReusedCompilationsGiveThePooledStatisticsOfLongUtterances) {
+  // Utterances long enough for the reusable blocks (256 rows); the window
+  // t-0 .. t+1000 clips the longest one to frames 0..1000. Reuse on and
+  // off must both give the plain statistics, with 2 compilations for
+  // three lengths when reusing.
+  Write("stats.config",
+        "input-node name=input dim=3\n"
+        "component name=ext type=StatisticsExtractionComponent input-dim=3\n"
+        "component-node name=ext component=ext input=input\n"
+        "component name=pool type=StatisticsPoolingComponent input-dim=7 "
+        "left-context=0 right-context=1000 output-stddevs=true\n"
+        "component-node name=pool component=pool input=ext\n"
+        "output-node name=output input=pool\n");
+  std::ostringstream feats;
+  std::vector<int32> lengths = {300, 777, 1200};
+  for (size_t u = 0; u < lengths.size(); u++)
+    AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 3), &feats);
+  Write("feats.txt", feats.str());
+  ASSERT_EQ(Run("nnet3-init stats.config stats.raw").exit_status, 0);
+  for (const char *reuse : {"true", "false"}) {
+    SCOPED_TRACE(reuse);
+    CommandResult r = Run(std::string("nnet3-xvector-compute "
+                                      "--reuse-compilation=") + reuse +
+                          " stats.raw ark,t:feats.txt ark,t:out.txt");
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    if (std::string(reuse) == "true")
+      EXPECT_NE(r.err.find("Compilations: 2 "), std::string::npos) << r.err;
+    else
+      EXPECT_NE(r.err.find("Compilations: 3 "), std::string::npos) << r.err;
+    std::map<std::string, Vector<BaseFloat> > got = ReadVectors("out.txt");
+    ASSERT_EQ(got.size(), lengths.size());
+    for (size_t u = 0; u < lengths.size(); u++) {
+      Frames f = Utterance(u, lengths[u], 3);
+      int32 used = std::min(lengths[u], 1001);
+      const Vector<BaseFloat> &v = got["utt" + std::to_string(u)];
+      ASSERT_EQ(v.Dim(), 6);
+      for (int32 d = 0; d < 3; d++) {
+        double s = 0, s2 = 0;
+        for (int32 t = 0; t < used; t++) {
+          s += f[t][d];
+          s2 += f[t][d] * f[t][d];
+        }
+        double mean = s / used,
+               stddev = std::sqrt(std::max(s2 / used - mean * mean, 1e-10));
+        EXPECT_NEAR(v(d), mean, 1e-4) << u << " " << d;
+        EXPECT_NEAR(v(3 + d), stddev, 1e-4) << u << " " << d;
+      }
+    }
   }
 }
 

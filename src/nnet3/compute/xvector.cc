@@ -175,6 +175,22 @@ namespace {
 
 std::string Str(int32 i) { return std::to_string(i); }
 
+// Removes the nodes (inputs included) no output needs, as
+// Nnet::RemoveOrphanNodes(true) does but without its log line: the split
+// networks are internal and their pruning is no news to the user. Unused
+// components stay (nothing refers to them).
+void PruneNodes(Nnet *nnet) {
+  std::vector<int32> orphans, remove;
+  FindOrphanNodes(*nnet, &orphans);
+  for (int32 n : orphans) {
+    remove.push_back(n);
+    if (nnet->IsComponentNode(n)) remove.push_back(n - 1);
+  }
+  std::sort(remove.begin(), remove.end());
+  remove.erase(std::unique(remove.begin(), remove.end()), remove.end());
+  nnet->RemoveSomeNodes(remove);
+}
+
 // A descriptor that is just the node 'node' of 'nnet'.
 Descriptor PlainReference(int32 node, const Nnet &nnet) {
   Descriptor d;
@@ -343,7 +359,7 @@ bool XvectorPlan::BuildFrameNnet(const Nnet &nnet) {
   Nnet probe(nnet);
   probe.GetNode(output_node).descriptor =
       nnet.GetNode(extraction_node_ - 1).descriptor;
-  probe.RemoveOrphanNodes(true);
+  PruneNodes(&probe);
   if (probe.GetNodeIndex("input") == -1 || NumInputNodes(probe) != 1)
     return Fail("the frame layers do not read exactly the input node "
                 "'input'");
@@ -362,7 +378,7 @@ bool XvectorPlan::BuildFrameNnet(const Nnet &nnet) {
   frame_nnet_ = nnet;
   frame_nnet_.GetNode(output_node).descriptor =
       PlainReference(extraction_node_, nnet);
-  frame_nnet_.RemoveOrphanNodes(true);
+  PruneNodes(&frame_nnet_);
   frame_compiler_.reset(new CachingOptimizingCompiler(
       frame_nnet_, opt_config_, compiler_config_));
   ComputationRequest request;
@@ -391,7 +407,7 @@ bool XvectorPlan::BuildSegmentNnet(const Nnet &nnet) {
   segment_nnet_.GetNode(input_node).dim = stats_dim_;
   segment_nnet_.GetNode(pooling_node_ - 1).descriptor =
       PlainReference(input_node, segment_nnet_);
-  segment_nnet_.RemoveOrphanNodes(true);
+  PruneNodes(&segment_nnet_);
   const int32 pcomp = nnet.GetNode(pooling_node_).component_index;
   if (NumInputNodes(segment_nnet_) != 1)
     return Fail("the segment layers read input nodes other than the "
