@@ -127,7 +127,7 @@ TEST_F(Nnet3Cli, ConfigErrorsOfTheGeneralComponentTypes) {
       {"TdnnComponent input-dim=4 output-dim=3 time-offsets=0,0", "time-offsets"},
       {"TdnnComponent input-dim=0 output-dim=3 time-offsets=-1,0", "input-dim"},
       {"TimeHeightConvolutionComponent num-filters-in=2 num-filters-out=3 "
-       "height-in=4 height-out=7 height-offsets=-1,0,1 time-offsets=-1,0,1",
+       "height-in=4 height-out=7 time-offsets=-1,0,1 height-offsets=-1,0,1",
        "height-out"},
       {"ConvolutionComponent input-x-dim=3 input-y-dim=4 input-z-dim=2 "
        "filt-x-dim=5 filt-y-dim=2 num-filters=3", "filt-x-dim"},
