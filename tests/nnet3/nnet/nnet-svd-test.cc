@@ -6,7 +6,8 @@
 //    discarded singular values (Frobenius norm), beat another rank-r
 //    approximation, and leave bias, type and skipped components alone;
 //  - apply-svd: Kaldi's component and node names, types, dims, settings and
-//    node order; the output equals the original's when the bottleneck keeps
+//    node order (also for a component shared by two nodes, and with an
+//    input node defined late); binary/text round trips; the output equals the original's when the bottleneck keeps
 //    the whole rank, and otherwise differs by no more than the largest
 //    discarded singular value times the input norm; energy-threshold and
 //    shrinkage-threshold choose/skip as Kaldi does (including the bottleneck
@@ -274,6 +275,30 @@ void SetRank(const std::string &name, int32 rank, Nnet *nnet) {
   w.AddMatMat(1.0, x, kNoTrans, y, kNoTrans, 0.0);
   CuVector<BaseFloat> bias(c->BiasParams());
   c->SetParams(bias, w);
+}
+
+TEST(ApplySvd, SharedComponentAndLateInput) {
+  // Two nodes share "affine"; both are split and share affine_a/affine_b.
+  // Rebuilding the graph the way Kaldi does puts the input nodes first.
+  Nnet nnet = MakeNnet(
+      "input-node name=input dim=6\n"
+      "component name=affine type=AffineComponent input-dim=6 output-dim=5\n"
+      "component-node name=x1 component=affine input=input\n"
+      "input-node name=ivector dim=6\n"
+      "component-node name=x2 component=affine input=ivector\n"
+      "output-node name=output input=Append(x1, x2)\n");
+  Edit("apply-svd name=affine bottleneck-dim=2", &nnet);
+  std::vector<std::string> want_lines = {
+      "input-node name=input dim=6",
+      "input-node name=ivector dim=6",
+      "component-node name=x1_a component=affine_a input=input",
+      "component-node name=x1_b component=affine_b input=x1_a",
+      "component-node name=x2_a component=affine_a input=ivector",
+      "component-node name=x2_b component=affine_b input=x2_a",
+      "output-node name=output input=Append(x1_b, x2_b) objective=linear"};
+  EXPECT_EQ(ConfigLines(nnet), want_lines);
+  std::vector<std::string> want_components = {"affine_a", "affine_b"};
+  EXPECT_EQ(nnet.GetComponentNames(), want_components);
 }
 
 TEST(ApplySvd, SameOutputWhenTheBottleneckKeepsTheRank) {
