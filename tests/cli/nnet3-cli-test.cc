@@ -127,7 +127,7 @@ TEST_F(Nnet3Cli, ConfigErrorsOfTheGeneralComponentTypes) {
       {"TdnnComponent input-dim=4 output-dim=3 time-offsets=0,0", "time-offsets"},
       {"TdnnComponent input-dim=0 output-dim=3 time-offsets=-1,0", "input-dim"},
       {"TimeHeightConvolutionComponent num-filters-in=2 num-filters-out=3 "
-       "height-in=4 height-out=7 height-offsets=-1,0,1 time-offsets=-1,0,1",
+       "height-in=4 height-out=7 time-offsets=-1,0,1 height-offsets=-1,0,1",
        "height-out"},
       {"ConvolutionComponent input-x-dim=3 input-y-dim=4 input-z-dim=2 "
        "filt-x-dim=5 filt-y-dim=2 num-filters=3", "filt-x-dim"},
@@ -217,6 +217,50 @@ TEST_F(Nnet3Cli, EditsAndOptions) {
     is >> y;
     EXPECT_NEAR(y, 2 * x, 1e-5 * std::fabs(y) + 1e-6);
   }
+}
+
+TEST_F(Nnet3Cli, SvdEdits) {
+  Write("good.config", kGoodConfig);
+  ASSERT_EQ(Run("nnet3-init good.config a.raw").exit_status, 0);
+  // apply-svd splits affine (8 -> 3) into affine_a (8 -> 2) and affine_b.
+  CommandResult r = Run(
+      "nnet3-copy --edits='apply-svd name=aff* bottleneck-dim=2' a.raw b.raw "
+      "&& nnet3-info b.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("component-node name=affine_a component=affine_a "
+                       "input=Append(Offset(input, -1), input) input-dim=8 "
+                       "output-dim=2"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component-node name=affine_b component=affine_b "
+                       "input=affine_a input-dim=2 output-dim=3"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component-node name=relu component=relu input=affine_b"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component name=affine_a type=LinearComponent"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component name=affine_b type=NaturalGradientAffineComponent"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("component name=affine type="), std::string::npos) << r.out;
+  // reduce-rank keeps the structure and the parameter count.
+  r = Run("nnet3-copy --edits='reduce-rank name=affine rank=1' a.raw c.raw "
+          "&& nnet3-info c.raw");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("num-parameters: 27\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("component name=affine type=AffineComponent"),
+            std::string::npos) << r.out;
+  // Errors name the option, on one line.
+  r = Run("nnet3-copy --edits='reduce-rank name=affine' a.raw d.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("rank=<r>"), std::string::npos) << r.err;
+  r = Run("nnet3-copy --edits='apply-svd name=affine energy-threshold=2' "
+          "a.raw d.raw");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_NE(LastLine(r.err).find("energy-threshold=2"), std::string::npos)
+      << r.err;
+  // A non-affine match is a warning, not an error.
+  r = Run("nnet3-copy --edits='apply-svd name=relu bottleneck-dim=1' a.raw d.raw");
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.err.find("WARNING"), std::string::npos) << r.err;
 }
 
 TEST_F(Nnet3Cli, RemoveOutputNodesAndOrphans) {

@@ -272,6 +272,15 @@ NaturalGradientAffineComponent::NaturalGradientAffineComponent(
       preconditioner_in_(other.preconditioner_in_),
       preconditioner_out_(other.preconditioner_out_) {}
 
+NaturalGradientAffineComponent::NaturalGradientAffineComponent(
+    const CuMatrixBase<BaseFloat> &linear, const CuVectorBase<BaseFloat> &bias)
+    : rank_in_(20), rank_out_(80), update_period_(4),
+      num_samples_history_(2000.0), alpha_(4.0) {
+  NNET3_ASSERT(bias.Dim() == linear.NumRows() && bias.Dim() > 0);
+  SetParams(bias, linear);
+  ConfigurePreconditioners();
+}
+
 namespace {
 
 // Replaces *in and *out by fresh preconditioners with these options (the
@@ -452,6 +461,13 @@ LinearComponent::LinearComponent(const LinearComponent &other)
       preconditioner_in_(other.preconditioner_in_),
       preconditioner_out_(other.preconditioner_out_) {
   SetUpdatableConfigs(other);
+}
+
+LinearComponent::LinearComponent(const CuMatrixBase<BaseFloat> &params)
+    : params_(params), orthonormal_constraint_(0.0),
+      use_natural_gradient_(true), rank_in_(40), rank_out_(80),
+      update_period_(4), num_samples_history_(2000.0), alpha_(4.0) {
+  ConfigurePreconditioners();
 }
 
 void LinearComponent::ConfigurePreconditioners() {

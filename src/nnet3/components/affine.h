@@ -126,6 +126,12 @@ class NaturalGradientAffineComponent : public AffineComponent {
   }
   explicit NaturalGradientAffineComponent(
       const NaturalGradientAffineComponent &other);
+  // From given parameters, with the settings Kaldi gives a component made
+  // this way (the apply-svd edit): learning rate 0.001, rank-in 20,
+  // rank-out 80 (whatever the dims), update-period 4,
+  // num-samples-history 2000, alpha 4, no orthonormal constraint.
+  NaturalGradientAffineComponent(const CuMatrixBase<BaseFloat> &linear,
+                                 const CuVectorBase<BaseFloat> &bias);
   std::string Type() const override {
     return "NaturalGradientAffineComponent";
   }
@@ -188,6 +194,12 @@ class LinearComponent : public UpdatableComponent {
     ConfigurePreconditioners();
   }
   explicit LinearComponent(const LinearComponent &other);
+  // From a given output-dim x input-dim matrix, with the settings Kaldi
+  // gives a component made this way (the apply-svd edit): learning rate
+  // 0.001, rank-in 40, rank-out 80 (whatever the dims), update-period 4,
+  // num-samples-history 2000, alpha 4, natural gradient on, no
+  // orthonormal constraint.
+  explicit LinearComponent(const CuMatrixBase<BaseFloat> &params);
 
   int32 InputDim() const override { return params_.NumCols(); }
   int32 OutputDim() const override { return params_.NumRows(); }

@@ -82,8 +82,8 @@ struct ConvolutionModel {
   bool Check(bool check_heights_used = true, bool allow_height_padding = true,
              std::string *why = nullptr) const;
 
-  // "num-filters-in=..., num-filters-out=..., height-in=..., height-out=...,
-  // height-subsample-out=..., {time,height}-offsets=[t,h t,h ...],
+  // The filter counts (in, out), the heights (in, out), then
+  // "height-subsample-out=..., {time,height}-offsets=[t,h t,h ...],
   // required-time-offsets=[a,b], input-dim=..., output-dim=..." (Kaldi's).
   std::string Info() const;
 

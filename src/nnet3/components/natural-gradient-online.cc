@@ -315,7 +315,8 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   Vector<BaseFloat> e_t, sqrt_e_t, inv_sqrt_e_t;
   ComputeEt(d_t, beta_t, &e_t, &sqrt_e_t, &inv_sqrt_e_t);
 
-  // Z_t = Y_t Y_t^T with Y_t = eta/N R_t X_t^T X_t + (1-eta)(D_t + rho_t) R_t,
+  // Z = Y Y^T, where (this step's quantities) Y = (eta/N) R X^T X plus
+  // (1-eta) (D + rho) R,
   // in double (it scales with the fourth power of the data); symmetric.
   std::vector<double> Z(static_cast<size_t>(R) * R);
   {
@@ -377,8 +378,8 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   if (rho_t1 < floor_val) rho_t1 = floor_val;
   d_t1.ApplyFloor(floor_val);
 
-  // W_{t+1} = A_t B_t with B_t = J_t + (1-eta)/(eta/N) (D_t + rho_t I) W_t and
-  // A_t = eta/N E_{t+1}^{1/2} C_t^{-1/2} U_t^T E_t^{-1/2}.
+  // The next W is A B, where B = J + (1-eta)/(eta/N) (D + rho I) W and
+  // A = (eta/N) E_next^{1/2} C^{-1/2} U^T E^{-1/2} (this step's E, C, U).
   CuMatrix<BaseFloat> W_t1(R, D);
   {
     BaseFloat beta_t1 = rho_t1 * (1.0 + alpha_) + alpha_ * d_t1.Sum() / D;

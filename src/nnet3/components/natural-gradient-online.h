@@ -1,7 +1,7 @@
 // nnet3/components/natural-gradient-online.h
 // OnlineNaturalGradient: Kaldi's online natural-gradient preconditioner
-// (Povey, Zhang and Khudanpur, "Parallel training of DNNs with natural
-// gradient and parameter averaging", 2015). It keeps an online estimate of
+// (from the 2015 paper by Povey, Zhang and Khudanpur on data-parallel DNN
+// training with natural gradient and model averaging). It keeps an online estimate of
 // the scatter of the vectors it is given (the rows of successive minibatches)
 // in the form
 //     F_t = R_t^T D_t R_t + rho_t I

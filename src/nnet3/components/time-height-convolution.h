@@ -66,8 +66,8 @@ class TimeHeightConvolutionComponent : public UpdatableComponent {
     return kUpdatableComponent | kReordersIndexes | kBackpropAdds |
            kBackpropNeedsInput | kInputContiguous | kOutputContiguous;
   }
-  // Options: num-filters-in, num-filters-out, height-in, height-out
-  // (required); either offsets=t1,h1;t2,h2;... or both height-offsets and
+  // Options: the filter counts and heights (num-filters-in/-out,
+  // height-in/-out; required); either offsets=t1,h1;t2,h2;... or both height-offsets and
   // time-offsets (comma lists, sorted, unique; all pairs are used);
   // height-subsample-out (1); required-time-offsets (default: all time
   // offsets); max-memory-mb (200); param-stddev (1/sqrt(num-filters-in *

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "nnet3/nnet/nnet-svd.h"
 #include "nnet3/nnet/nnet-utils.h"
 
 namespace nnet3 {
@@ -108,12 +109,34 @@ void ApplyEdit(ConfigLine *config, Nnet *nnet) {
     int32 num_set = SetDropoutProportion(pattern, proportion, nnet);
     NNET3_LOG << "set-dropout-proportion: changed " << num_set
               << " components";
+  } else if (directive == "reduce-rank") {
+    std::string pattern;
+    int32 rank = -1;
+    if (!config->GetValue("name", &pattern))
+      NNET3_ERR << "reduce-rank needs name=<pattern>";
+    if (!config->GetValue("rank", &rank))
+      NNET3_ERR << "reduce-rank needs rank=<r>";
+    if (rank <= 0) NNET3_ERR << "reduce-rank: rank=" << rank << " is not positive";
+    if (config->HasUnusedValues())
+      NNET3_ERR << "unused values '" << config->UnusedValues() << "'";
+    ReduceRankOfComponents(pattern, rank, nnet);
+  } else if (directive == "apply-svd") {
+    std::string pattern;
+    ApplySvdOptions opts;
+    config->GetValue("bottleneck-dim", &opts.bottleneck_dim);
+    config->GetValue("energy-threshold", &opts.energy_threshold);
+    config->GetValue("shrinkage-threshold", &opts.shrinkage_threshold);
+    if (!config->GetValue("name", &pattern))
+      NNET3_ERR << "apply-svd needs name=<pattern>";
+    if (config->HasUnusedValues())
+      NNET3_ERR << "unused values '" << config->UnusedValues() << "'";
+    ApplySvdToComponents(pattern, opts, nnet);
   } else {
     NNET3_ERR << "unknown edit directive '" << directive
               << "' (known: set-learning-rate, set-learning-rate-factor, "
                  "rename-node, remove-output-nodes, remove-orphans, "
                  "remove-orphan-nodes, remove-orphan-components, "
-                 "set-dropout-proportion)";
+                 "set-dropout-proportion, reduce-rank, apply-svd)";
   }
   if (config->HasUnusedValues())
     NNET3_ERR << "unused values '" << config->UnusedValues() << "'";

@@ -10,6 +10,10 @@
 //   remove-orphan-nodes [remove-orphan-inputs=false]
 //   remove-orphan-components
 //   set-dropout-proportion [name=<pattern>] proportion=<p>
+//   reduce-rank name=<pattern> rank=<r>
+//   apply-svd name=<pattern> [bottleneck-dim=<d>] [energy-threshold=<e>]
+//             [shrinkage-threshold=<t>]   (bottleneck-dim or energy-threshold
+//             is required; see nnet-svd.h for both)
 // Unknown directives and unused options are errors naming the line.
 // Also the whole-network operations behind nnet3-copy's other options.
 #ifndef NNET3_NNET3_NNET_NNET_EDIT_H_

@@ -159,7 +159,7 @@ const char *kHeightSub =
     "height-offsets=-1,0,1 time-offsets=0 height-subsample-out=2";
 const char *kPadded3x3 =
     "num-filters-in=2 num-filters-out=3 height-in=6 height-out=6 "
-    "height-offsets=-1,0,1 time-offsets=-1,0,1";
+    "time-offsets=-1,0,1 height-offsets=-1,0,1";
 
 TEST(ConvolutionForward, PlainNoPadding) {
   CheckForward(kPlain, {0, 1}, Range(-1, 7), Range(0, 6), 1);
@@ -207,7 +207,7 @@ TEST(ConvolutionForward, MemoryLimitSplitsTheWork) {
   // rand007's layer2-conv: max-memory-mb=1e-4 forces one-frame chunks.
   std::string small =
       "num-filters-in=7 num-filters-out=3 height-in=5 height-out=3 "
-      "height-offsets=-1,0,1 time-offsets=-1,0,1 max-memory-mb=1.0e-04 "
+      "time-offsets=-1,0,1 height-offsets=-1,0,1 max-memory-mb=1.0e-04 "
       "height-subsample-out=2 required-time-offsets=-1";
   CheckForward(small, {0, 1}, Range(-1, 12), Range(0, 11), 10);
   std::unique_ptr<Conv> c = MakeConv(small);
@@ -339,7 +339,7 @@ TEST(ConvolutionBackprop, FiniteDifferences) {
                 Range(0, 5), Range(0, 5), 23);
   CheckBackprop(kPadded3x3, {0, 1}, Range(-1, 10), Range(0, 9, 2), 24);
   CheckBackprop("num-filters-in=7 num-filters-out=3 height-in=5 height-out=3 "
-                "height-offsets=-1,0,1 time-offsets=-1,0,1 "
+                "time-offsets=-1,0,1 height-offsets=-1,0,1 "
                 "max-memory-mb=1.0e-04 height-subsample-out=2",
                 {0, 1}, Range(-1, 8), Range(0, 7), 25);
   CheckBackprop("num-filters-in=2 num-filters-out=3 height-in=4 "
@@ -464,13 +464,13 @@ TEST(ConvolutionIo, PrecomputedIndexesRoundTrip) {
 TEST(ConvolutionInfo, MatchesKaldiLayout) {
   std::unique_ptr<Conv> c = MakeConv(
       "num-filters-in=1 num-filters-out=8 height-in=40 height-out=40 "
-      "height-offsets=-1,0,1 time-offsets=-1,0,1 param-stddev=0 max-change=0.75");
+      "time-offsets=-1,0,2 height-offsets=-1,0,2 param-stddev=0 max-change=0.75");
   EXPECT_EQ(c->Info(),
             "TimeHeightConvolutionComponent, input-dim=40, output-dim=320, "
             "learning-rate=0.001, max-change=0.75 num-filters-in=1, "
             "num-filters-out=8, height-in=40, height-out=40, "
-            "height-subsample-out=1, {time,height}-offsets=[-1,-1 -1,0 -1,1 "
-            "0,-1 0,0 0,1 1,-1 1,0 1,1], required-time-offsets=[-1,0,1], "
+            "height-subsample-out=1, {time,height}-offsets=[-1,-1 -1,0 -1,2 "
+            "0,-1 0,0 0,2 2,-1 2,0 2,2], required-time-offsets=[-1,0,2], "
             "input-dim=40, output-dim=320, filter-params-rms=0, "
             "bias-params-{mean,stddev}=0,0, num-params=80, max-memory-mb=200, "
             "use-natural-gradient=1, num-minibatches-history=4, rank-in=5, "

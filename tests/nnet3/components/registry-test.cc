@@ -59,7 +59,7 @@ const std::map<std::string, std::string> &ExampleConfigs() {
       {"DropoutComponent", "dim=5 dropout-proportion=0.0"},
       {"TimeHeightConvolutionComponent",
        "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
-       "height-offsets=-1,0,1 time-offsets=-1,0,1"},
+       "time-offsets=-1,0,1 height-offsets=-1,0,1"},
       // Periods of 1: the generic checks ask for every t, and with a larger
       // output-period two outputs would share a block (statistics-test
       // covers periods).

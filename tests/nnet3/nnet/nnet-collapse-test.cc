@@ -158,7 +158,7 @@ TEST(CollapseModel, FoldsTestModeDropoutIntoAConvolution) {
       "component-node name=drop component=drop input=input\n"
       "component name=conv type=TimeHeightConvolutionComponent "
       "num-filters-in=2 num-filters-out=3 height-in=4 height-out=4 "
-      "height-offsets=-1,0,1 time-offsets=-1,0,1 bias-stddev=0.5\n"
+      "time-offsets=-1,0,1 height-offsets=-1,0,1 bias-stddev=0.5\n"
       "component-node name=conv component=conv input=drop\n"
       "output-node name=output input=conv\n");
   SetDropoutTestMode(true, &nnet);
