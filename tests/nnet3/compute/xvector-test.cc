@@ -3,8 +3,10 @@
 // (spliced frame layers, statistics extraction and pooling, segment
 // layers), the block-wise computation that reuses two compilations must
 // give the x-vectors of the ordinary whole-chunk computation (reuse off)
-// for many utterance lengths and chunking options, with the number of
-// compilations staying fixed; and networks where the split would not be
+// for many utterance lengths and chunking options (also with pooling
+// windows that clip the chunk and a configured variance floor), with the
+// number of compilations staying fixed; and networks where the split would
+// not be
 // exact (a second path from the frames to the output, output-period > 1,
 // IfDefined in the frame layers, two pooling nodes) must be refused by the
 // plan and still give the ordinary results.
@@ -255,6 +257,25 @@ TEST(XvectorPlan, PoolingWindowsThatClipTheChunkArePooledExactly) {
     EXPECT_EQ(compilations, 2);
     EXPECT_EQ(through_plan, 20);
   }
+}
+
+TEST(XvectorPlan, KeepsAConfiguredVarianceFloor) {
+  // A floor high enough to clamp some of the pooled variances; a copied
+  // pooling component would fall back to 1e-10 (as Kaldi's copy does) and
+  // give other x-vectors.
+  Variant v;
+  v.pool = "input-period=1 left-context=0 right-context=10000 "
+           "variance-floor=0.05";
+  Nnet nnet = MakeNnet(v, 21);
+  XvectorExtractionOptions opts;
+  opts.block_size = 16;
+  opts.min_chunk_size = 10;
+  RandomSource rs(22);
+  std::vector<int32> lengths = DistinctLengths(20, 22, 200, &rs);
+  int64 compilations, through_plan;
+  CompareOnOff(nnet, opts, lengths, 23, &compilations, &through_plan);
+  EXPECT_EQ(compilations, 2);
+  EXPECT_EQ(through_plan, 20);
 }
 
 // The plan must refuse these; the results are the ordinary ones.
