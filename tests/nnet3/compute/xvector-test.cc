@@ -6,8 +6,7 @@
 // for many utterance lengths and chunking options (also with pooling
 // windows that clip the chunk and a configured variance floor), with the
 // number of compilations staying fixed; and networks where the split would
-// not be
-// exact (a second path from the frames to the output, output-period > 1,
+// not be exact (a second path from the frames to the output, output-period > 1,
 // IfDefined in the frame layers, two pooling nodes) must be refused by the
 // plan and still give the ordinary results.
 #include <gtest/gtest.h>
@@ -69,6 +68,7 @@ struct Variant {
   std::string pool = "input-period=1 left-context=0 right-context=10000";
   std::string seg_in = "Round(pool, 1)";
   int32 seg_dim = 12;
+  std::string extra;  // more config lines
 };
 
 void ReplaceAll(const std::string &from, const std::string &to,
@@ -87,6 +87,7 @@ Nnet MakeNnet(const Variant &v, uint64 seed) {
   ReplaceAll("POOL", v.pool, &config);
   ReplaceAll("SEGIN", v.seg_in, &config);
   ReplaceAll("SEGDIM", std::to_string(v.seg_dim), &config);
+  config += v.extra;
   Nnet nnet;
   std::istringstream is(config);
   nnet.ReadConfig(is);
@@ -311,6 +312,17 @@ TEST(XvectorPlan, RefusesOutputPeriodAboveOne) {
   v.pool = "input-period=5 left-context=0 right-context=10000";
   v.seg_in = "Round(pool, 5)";
   ExpectRefused(v, "output-period=5");
+}
+
+TEST(XvectorPlan, RefusesTwoPoolingNodes) {
+  Variant v;
+  v.seg_in = "Append(pool, pool2)";
+  v.seg_dim = 24;
+  v.extra =
+      "component name=pool2 type=StatisticsPoolingComponent input-dim=13 "
+      "input-period=1 left-context=0 right-context=50 output-stddevs=true\n"
+      "component-node name=pool2 component=pool2 input=extract\n";
+  ExpectRefused(v, "more than one StatisticsPoolingComponent node");
 }
 
 TEST(XvectorPlan, RefusesIfDefinedInTheFrameLayers) {
