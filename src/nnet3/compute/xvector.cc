@@ -216,11 +216,14 @@ XvectorPlan::XvectorPlan(const Nnet &nnet, int32 block_size,
     applies_ = Fail(e.message());
   }
   if (!applies_) {
-    // Nothing of the split is kept when it is not used.
-    frame_nnet_ = Nnet();
-    segment_nnet_ = Nnet();
+    // Nothing of the split is kept when it is not used (the compilers go
+    // first: they refer to the networks).
     frame_computation_.reset();
     segment_computation_.reset();
+    frame_compiler_.reset();
+    segment_compiler_.reset();
+    frame_nnet_ = Nnet();
+    segment_nnet_ = Nnet();
   }
 }
 

@@ -117,8 +117,8 @@ class XvectorPlan {
   int32 BlockSize() const { return block_size_; }
   int32 LeftContext() const { return left_context_; }
   int32 RightContext() const { return right_context_; }
-  // Compilations made by the plan (2 once it has been used, 1 after the
-  // constructor's check of the segment request).
+  // Compilations made by the plan: 2 when it applies (both are made by
+  // the constructor), 0 when it does not.
   int64 NumCompilations() const;
   double CompileSeconds() const;
   int64 NumBlocksComputed() const { return num_blocks_; }
