@@ -101,7 +101,7 @@ void Compiler::CreateStepInfo(const std::vector<bool> &deriv_needed,
     info.output_cindex_ids.swap((*steps)[step]);
     if (info.output_cindex_ids.empty()) {
       // The input step of a component that needs no input rows (e.g.
-      // ConstantComponent): a placeholder with no matrix and no commands;
+      // ConstantComponent): a step with no matrix and no commands;
       // the component's propagate gets the empty submatrix 0 as input.
       NNET3_ASSERT(step + 1 < num_steps && !(*steps)[step + 1].empty());
       info.node_index = graph_.cindexes[(*steps)[step + 1][0]].first - 1;

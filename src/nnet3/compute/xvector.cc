@@ -302,13 +302,14 @@ bool XvectorPlan::CheckOutputReachesOnlyPooling(const Nnet &nnet) {
   // Walk back from output (0, 0, 0); every Cindex reached must lead only
   // to the pooling node at (0, 0, 0).
   const Index zero(0, 0, 0);
-  std::vector<Cindex> todo(1, Cindex(nnet.GetNodeIndex("output"), zero));
-  std::unordered_set<Cindex, CindexHasher> seen(todo.begin(), todo.end());
+  std::vector<Cindex> pending(1, Cindex(nnet.GetNodeIndex("output"), zero));
+  std::unordered_set<Cindex, CindexHasher> seen(pending.begin(),
+                                                pending.end());
   std::vector<Cindex> deps;
   const size_t kMaxCindexes = 1000000;
-  while (!todo.empty()) {
-    Cindex c = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    Cindex c = pending.back();
+    pending.pop_back();
     const NetworkNode &node = nnet.GetNode(c.first);
     const std::string &name = nnet.GetNodeName(c.first);
     deps.clear();
@@ -346,7 +347,7 @@ bool XvectorPlan::CheckOutputReachesOnlyPooling(const Nnet &nnet) {
         NNET3_ASSERT(false && "unexpected node type");
     }
     for (const Cindex &d : deps)
-      if (seen.insert(d).second) todo.push_back(d);
+      if (seen.insert(d).second) pending.push_back(d);
     if (seen.size() > kMaxCindexes)
       return Fail("the segment layers read too many time indexes");
   }
