@@ -121,7 +121,7 @@ if [[ $stage -le 5 ]]; then
       ( nnet3-shuffle-egs --srand=$((iter * num_jobs + j)) \
           ark:$work/egs.train.$j.ark ark:- | \
         nnet3-merge-egs --minibatch-size=64 ark:- ark:- | \
-        nnet3-train --srand=$iter $work/$iter.raw ark:- $work/$next.$j.raw
+        nnet3-train --use-gpu=no --srand=$iter $work/$iter.raw ark:- $work/$next.$j.raw
       ) 2>$work/log/train.$iter.$j.log &
     done
     wait
@@ -143,14 +143,14 @@ fi
 if [[ $stage -le 6 ]]; then
   echo "$0: stage 6: combining the last models"
   # Newest first: the combination starts from the last model alone.
-  nnet3-combine $(for i in $(seq $num_iters -1 $((num_iters - 2))); do echo $work/$i.raw; done) \
+  nnet3-combine --use-gpu=no $(for i in $(seq $num_iters -1 $((num_iters - 2))); do echo $work/$i.raw; done) \
     "ark:nnet3-merge-egs ark:$work/egs.test.ark ark:- |" $work/final.raw \
     2>$work/log/combine.log
 fi
 
 if [[ $stage -le 7 ]]; then
   echo "$0: stage 7: held-out frame accuracy"
-  nnet3-compute $work/final.raw scp:$work/data/test/feats.scp \
+  nnet3-compute --use-gpu=no $work/final.raw scp:$work/data/test/feats.scp \
     ark,t:$work/test_out.txt 2>$work/log/compute.log
   # Frame accuracy of the arg-max output against the labels.
   accuracy=$(awk 'FNR == NR { for (i = 2; i <= NF; i++) lab[$1, i - 2] = $i; next }

@@ -3,6 +3,7 @@
 // alone, the first two, ...), the one with the best objective on held-out
 // examples, and writes it (nnet3/train/nnet-combine.h).
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/train/nnet-combine.h"
 #include "util/stream.h"
@@ -29,9 +30,7 @@ int Nnet3Combine(int argc, char *argv[]) {
   int32 max_objective_evaluations = 30;
   NnetCombineOptions opts;
   po.Register("binary", &binary_write, "Write output in binary mode");
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("max-objective-evaluations", &max_objective_evaluations,
               "At most this many averages are evaluated: with more models "
               "than that, the objective is computed after every "
@@ -44,6 +43,7 @@ int Nnet3Combine(int argc, char *argv[]) {
               "DropoutMaskComponents while evaluating objectives.");
   po.Read(argc, argv);
   if (po.NumArgs() < 3) return UsageError(po);
+  SelectGpuForTool(use_gpu);
   if (max_objective_evaluations < 1)
     NNET3_ERR << "Invalid --max-objective-evaluations="
               << max_objective_evaluations << " (must be >= 1)";

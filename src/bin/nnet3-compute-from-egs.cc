@@ -3,6 +3,7 @@
 // (one matrix per example key, rows in the order of the example's output
 // Indexes). The network is used as it is (no test modes are set).
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/egs/example-utils.h"
@@ -37,11 +38,10 @@ int Nnet3ComputeFromEgs(int argc, char *argv[]) {
   po.Register("apply-exp", &apply_exp, "If true, apply exp function to output");
   po.Register("output-name", &output_name,
               "Do computation for specified output");
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
+  SelectGpuForTool(use_gpu);
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2),
               matrix_wspecifier = po.GetArg(3);

@@ -4,6 +4,7 @@
 // default BatchNorm and dropout are put in test mode and the model is
 // collapsed first.
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
@@ -29,9 +30,7 @@ int Nnet3ComputeProb(int argc, char *argv[]) {
        collapse_model = true;
   std::string use_gpu = "no";
   NnetComputeProbOptions opts;
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("batchnorm-test-mode", &batchnorm_test_mode,
               "If true, set test-mode to true on any BatchNormComponents.");
   po.Register("dropout-test-mode", &dropout_test_mode,
@@ -43,6 +42,7 @@ int Nnet3ComputeProb(int argc, char *argv[]) {
   opts.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
+  SelectGpuForTool(use_gpu);
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2);
   Nnet nnet;

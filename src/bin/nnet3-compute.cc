@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "base/timer.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
@@ -80,9 +81,7 @@ int Nnet3Compute(int argc, char *argv[]) {
               "Number of frames between iVectors in matrices supplied to the "
               "--online-ivectors option");
   po.Register("apply-exp", &apply_exp, "If true, apply exp function to output");
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("use-priors", &use_priors,
               "If true, subtract the logs of the priors stored with the "
               "model (in this case, a .mdl file is expected as input).");
@@ -96,10 +95,7 @@ int Nnet3Compute(int argc, char *argv[]) {
               "end (for --read-cache in a later run)");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
-      use_gpu != "wait")
-    NNET3_ERR << "Invalid value --use-gpu=" << use_gpu
-              << " (expected yes, no, optional or wait)";
+  SelectGpuForTool(use_gpu);
   if (!ivector_rspecifier.empty() && !online_ivector_rspecifier.empty())
     NNET3_ERR << "You cannot give both --ivectors and --online-ivectors";
   if (!online_ivector_rspecifier.empty() && online_ivector_period <= 0)

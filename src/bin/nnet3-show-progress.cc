@@ -5,6 +5,7 @@
 // and the change of objective each component's change explains (from the
 // gradient at the segment midpoints).
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/train/nnet-arith.h"
@@ -33,12 +34,11 @@ int Nnet3ShowProgress(int argc, char *argv[]) {
   opts.compute_deriv = true;
   po.Register("num-segments", &num_segments,
               "Number of line segments used for computing derivatives");
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   opts.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() < 2 || po.NumArgs() > 3) return UsageError(po);
+  SelectGpuForTool(use_gpu);
   if (num_segments <= 0)
     NNET3_ERR << "--num-segments must be > 0, got " << num_segments;
   opts.compute_deriv = true;

@@ -4,6 +4,7 @@
 // and writes the updated network. The output is written to a temporary
 // file and renamed, so a job killed at any time leaves the old model whole.
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "base/random.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/train/nnet-arith.h"
@@ -29,18 +30,13 @@ int Nnet3Train(int argc, char *argv[]) {
   int32 srand_seed = 0;
   NnetTrainerOptions train_config;
   po.Register("binary", &binary_write, "Write output in binary mode");
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("srand", &srand_seed,
               "Seed for the random number generators (dropout)");
   train_config.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
-      use_gpu != "wait")
-    NNET3_ERR << "Invalid value --use-gpu=" << use_gpu
-              << " (expected yes, no, optional or wait)";
+  SelectGpuForTool(use_gpu);
   train_config.Check();
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2),

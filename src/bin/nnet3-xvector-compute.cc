@@ -4,6 +4,7 @@
 // weights (nnet3/compute/xvector.h has the rules), as Kaldi's tool of the
 // same name does.
 #include "bin/cli.h"
+#include "cudamatrix/cu-device.h"
 #include "base/timer.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
@@ -36,16 +37,11 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   std::string use_gpu = "no";
   opts.Register(&po);
   compiler_config.Register(&po);
-  po.Register("use-gpu", &use_gpu,
-              "yes|no|optional|wait; accepted for compatibility (this build "
-              "computes on the CPU)");
+  po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   xvector_opts.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (use_gpu != "yes" && use_gpu != "no" && use_gpu != "optional" &&
-      use_gpu != "wait")
-    NNET3_ERR << "Invalid value --use-gpu=" << use_gpu
-              << " (expected yes, no, optional or wait)";
+  SelectGpuForTool(use_gpu);
   xvector_opts.Check();
 
   std::string nnet_rxfilename = po.GetArg(1),

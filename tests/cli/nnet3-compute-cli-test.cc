@@ -75,8 +75,8 @@ TEST_F(ComputeCli, ApplyExpGivesProbabilities) {
   Write("feats.txt", Features({7, 3}, 4));
   CommandResult r = Run(
       "nnet3-init nnet.config nnet.raw && "
-      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:log.txt && "
-      "nnet3-compute --apply-exp=true nnet.raw ark,t:feats.txt ark,t:exp.txt");
+      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark,t:log.txt && "
+      "nnet3-compute --use-gpu=no --apply-exp=true nnet.raw ark,t:feats.txt ark,t:exp.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto logs = ReadArchive("log.txt"), exps = ReadArchive("exp.txt");
   ASSERT_EQ(logs.size(), 2u);
@@ -96,13 +96,68 @@ TEST_F(ComputeCli, ApplyExpGivesProbabilities) {
   }
 }
 
+// Lines of "text" that contain "part".
+int CountLines(const std::string &text, const std::string &part) {
+  std::istringstream is(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(is, line))
+    if (line.find(part) != std::string::npos) n++;
+  return n;
+}
+
+// --use-gpu on the real runtime. While this build cannot compute on a GPU
+// (cuda-compiled exits 1), "yes" must fail with one line and "optional" must
+// give the CPU's bytes with one warning. Kaldi's scripts rely on this pair:
+// cuda-compiled decides whether they ask for a GPU at all.
+TEST_F(ComputeCli, UseGpuWithoutAUsableGpu) {
+  CommandResult cc = Run("cuda-compiled");
+  ASSERT_TRUE(cc.exit_status == 0 || cc.exit_status == 1) << cc.err;
+  EXPECT_EQ(cc.out, "");
+  if (cc.exit_status == 0)
+    GTEST_SKIP() << "this build computes on GPUs; the GPU tests cover it";
+  Write("nnet.config", kConfig);
+  Write("feats.txt", Features({6, 2}, 4));
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark,t:cpu.txt");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+
+  for (const char *mode : {"yes", "wait"}) {
+    std::string opt = std::string("--use-gpu=") + mode;
+    r = Run("nnet3-compute " + opt + " nnet.raw ark,t:feats.txt ark,t:g.txt");
+    EXPECT_EQ(r.exit_status, 1) << r.err;
+    EXPECT_EQ(CountLines(r.err, "ERROR"), 1) << r.err;
+    EXPECT_EQ(CountLines(r.err, opt + " but "), 1) << r.err;
+    EXPECT_EQ(CountLines(r.err, "pass --use-gpu=no"), 1) << r.err;
+    EXPECT_NE(Run("test -e g.txt").exit_status, 0) << "output was written";
+  }
+  // nnet3-compute's default is Kaldi's: yes.
+  r = Run("nnet3-compute nnet.raw ark,t:feats.txt ark,t:g.txt");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_EQ(CountLines(r.err, "--use-gpu=yes but "), 1) << r.err;
+
+  r = Run("nnet3-compute --use-gpu=optional nnet.raw ark,t:feats.txt "
+          "ark,t:opt.txt && cmp cpu.txt opt.txt");
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(CountLines(r.err, "WARNING"), 1) << r.err;
+  EXPECT_EQ(CountLines(r.err, "--use-gpu=optional: computing on the CPU "
+                              "because "), 1) << r.err;
+
+  r = Run("nnet3-compute --use-gpu=sometimes nnet.raw ark,t:feats.txt "
+          "ark,t:g.txt");
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_EQ(CountLines(r.err, "Invalid value --use-gpu=sometimes"), 1)
+      << r.err;
+}
+
 TEST_F(ComputeCli, UsePriorsSubtractsLogPriorsFromAMdl) {
   Write("nnet.config", kConfig);
   Write("feats.txt", Features({6}, 4));
   CommandResult r = Run(
       "nnet3-init nnet.config nnet.raw && "
       "nnet3-copy --binary=false nnet.raw nnet.txt && "
-      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:plain.txt");
+      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark,t:plain.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   // A text .mdl: transition model, the network, then AmNnetSimple's fields.
   std::string mdl = "<TransitionModel> <Topology> </Topology> <Triples> 0 "
@@ -111,7 +166,7 @@ TEST_F(ComputeCli, UsePriorsSubtractsLogPriorsFromAMdl) {
                     "<LeftContext> 1 <RightContext> 1 <Priors>  [ 0.1 0.2 0.3 "
                     "0.25 0.15 ]\n";
   Write("final.mdl", mdl);
-  r = Run("nnet3-compute --use-priors=true final.mdl ark,t:feats.txt "
+  r = Run("nnet3-compute --use-gpu=no --use-priors=true final.mdl ark,t:feats.txt "
           "ark,t:priors.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto plain = ReadArchive("plain.txt"), with = ReadArchive("priors.txt");
@@ -122,7 +177,7 @@ TEST_F(ComputeCli, UsePriorsSubtractsLogPriorsFromAMdl) {
       EXPECT_NEAR(with[0].second(t, j),
                   plain[0].second(t, j) - std::log(priors[j]), 1e-4);
   // A raw network is not a .mdl.
-  r = Run("nnet3-compute --use-priors=true nnet.raw ark,t:feats.txt "
+  r = Run("nnet3-compute --use-gpu=no --use-priors=true nnet.raw ark,t:feats.txt "
           "ark,t:x.txt");
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(LastLine(r.err).find("expected <LeftContext>"), std::string::npos)
@@ -133,7 +188,7 @@ TEST_F(ComputeCli, FeatureDimensionMismatchIsAnError) {
   Write("nnet.config", kConfig);
   Write("feats.txt", Features({5}, 3));
   CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
-                        "nnet3-compute nnet.raw ark,t:feats.txt ark,t:out.txt");
+                        "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark,t:out.txt");
   EXPECT_EQ(r.exit_status, 1);
   std::string last = LastLine(r.err);
   EXPECT_EQ(last.rfind("ERROR (", 0), 0u) << r.err;
@@ -149,7 +204,7 @@ TEST_F(ComputeCli, MissingIvectorIsReportedPerUtterance) {
   Write("ivec.txt", "utt1  [ 0.5 -1 ]\n");
   CommandResult r = Run(
       "nnet3-init nnet.config nnet.raw && "
-      "nnet3-compute --ivectors=ark,t:ivec.txt nnet.raw ark,t:feats.txt "
+      "nnet3-compute --use-gpu=no --ivectors=ark,t:ivec.txt nnet.raw ark,t:feats.txt "
       "ark,t:out.txt");
   EXPECT_EQ(r.exit_status, 0) << r.err;  // one utterance succeeded
   EXPECT_NE(r.err.find("No iVector available for utterance utt0"),
@@ -162,12 +217,12 @@ TEST_F(ComputeCli, MissingIvectorIsReportedPerUtterance) {
   EXPECT_EQ(out[0].first, "utt1");
   // Nothing succeeds: exit status 1.
   Write("ivec2.txt", "other  [ 0.5 -1 ]\n");
-  r = Run("nnet3-compute --ivectors=ark,t:ivec2.txt nnet.raw ark,t:feats.txt "
+  r = Run("nnet3-compute --use-gpu=no --ivectors=ark,t:ivec2.txt nnet.raw ark,t:feats.txt "
           "ark,t:out2.txt");
   EXPECT_EQ(r.exit_status, 1) << r.err;
   // Wrong iVector dimension: an error naming the dimensions.
   Write("ivec3.txt", "utt0  [ 1 2 3 ]\nutt1  [ 1 2 3 ]\n");
-  r = Run("nnet3-compute --ivectors=ark,t:ivec3.txt nnet.raw ark,t:feats.txt "
+  r = Run("nnet3-compute --use-gpu=no --ivectors=ark,t:ivec3.txt nnet.raw ark,t:feats.txt "
           "ark,t:out3.txt");
   EXPECT_EQ(r.exit_status, 1) << r.err;
   EXPECT_NE(LastLine(r.err).find("'ivector' features with dimension 2 but you "
@@ -182,14 +237,14 @@ TEST_F(ComputeCli, ComputationsAreCachedAcrossUtterances) {
   for (int u = 0; u < 60; u++) lengths.push_back(u % 3 == 0 ? 120 : 100);
   Write("feats.txt", Features(lengths, 4));
   CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
-                        "nnet3-compute --large-chunk-size=0 --verbose=1 "
+                        "nnet3-compute --use-gpu=no --large-chunk-size=0 --verbose=1 "
                         "nnet.raw ark,t:feats.txt ark:/dev/null");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   // Chunks of 50 frames and tails of 20: two distinct requests in all
   // (the 50-frame chunks at the start, middle and end share one).
   EXPECT_NE(r.err.find("Compiled 2 computations"), std::string::npos) << r.err;
   // With large chunks both lengths round up to one 128-frame chunk.
-  r = Run("nnet3-compute --verbose=1 nnet.raw ark,t:feats.txt ark:/dev/null");
+  r = Run("nnet3-compute --use-gpu=no --verbose=1 nnet.raw ark,t:feats.txt ark:/dev/null");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Compiled 1 computations"), std::string::npos) << r.err;
 }
@@ -199,7 +254,7 @@ TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
   Write("feats.txt", Features({120, 100, 37}, 4));
   // First run: the cache file does not exist yet, which is fine.
   CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
-                        "nnet3-compute --verbose=1 --read-cache=comp.cache "
+                        "nnet3-compute --use-gpu=no --verbose=1 --read-cache=comp.cache "
                         "--write-cache=comp.cache nnet.raw ark,t:feats.txt "
                         "ark,t:first.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -208,13 +263,13 @@ TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
   EXPECT_EQ(r.err.find("Compiled 0 computations"), std::string::npos)
       << r.err;
   ASSERT_TRUE(FileExists(dir_.File("comp.cache")));
-  r = Run("nnet3-compute --verbose=1 --read-cache=comp.cache nnet.raw "
+  r = Run("nnet3-compute --use-gpu=no --verbose=1 --read-cache=comp.cache nnet.raw "
           "ark,t:feats.txt ark,t:second.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Compiled 0 computations"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(dir_.File("first.txt")), ReadFile(dir_.File("second.txt")));
   // Other optimizer options: the cache is ignored with a warning.
-  r = Run("nnet3-compute --verbose=1 --read-cache=comp.cache "
+  r = Run("nnet3-compute --use-gpu=no --verbose=1 --read-cache=comp.cache "
           "--optimization.propagate-in-place=false nnet.raw "
           "ark,t:feats.txt ark,t:third.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -226,7 +281,7 @@ TEST_F(ComputeCli, ComputationCacheOnDiskIsReusedAcrossRuns) {
       << r.err;
   // A damaged cache is an error that names the file.
   Write("bad.cache", std::string("\0B<ComputationCache> <Version> ", 31));
-  r = Run("nnet3-compute --read-cache=bad.cache nnet.raw ark,t:feats.txt "
+  r = Run("nnet3-compute --use-gpu=no --read-cache=bad.cache nnet.raw ark,t:feats.txt "
           "ark,t:fourth.txt");
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(LastLine(r.err).find("Corrupt computation cache in bad.cache"),
@@ -241,12 +296,12 @@ TEST_F(ComputeCli, ChunkingInvariantNetworksGiveTheSameOutputsForAnyChunking) {
   Write("feats.txt", Features({1, 7, 60, 130, 700}, 4));
   CommandResult r = Run(
       "nnet3-init nnet.config nnet.raw && "
-      "nnet3-compute --large-chunk-size=0 --frames-per-chunk=7 nnet.raw "
+      "nnet3-compute --use-gpu=no --large-chunk-size=0 --frames-per-chunk=7 nnet.raw "
       "ark,t:feats.txt ark,t:fpc7.txt && "
-      "nnet3-compute --large-chunk-size=0 nnet.raw ark,t:feats.txt "
+      "nnet3-compute --use-gpu=no --large-chunk-size=0 nnet.raw ark,t:feats.txt "
       "ark,t:fpc50.txt && "
-      "nnet3-compute nnet.raw ark,t:feats.txt ark,t:large.txt && "
-      "nnet3-compute --large-chunk-size=32 --frames-per-chunk=10 "
+      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark,t:large.txt && "
+      "nnet3-compute --use-gpu=no --large-chunk-size=32 --frames-per-chunk=10 "
       "--frame-subsampling-factor=1 nnet.raw ark,t:feats.txt ark,t:l32.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto ref = ReadArchive("fpc7.txt");
@@ -268,7 +323,7 @@ TEST_F(ComputeCli, FramesPerChunkIsRoundedToTheSubsamplingFactor) {
   Write("nnet.config", kConfig);
   Write("feats.txt", Features({10}, 4));
   CommandResult r = Run("nnet3-init nnet.config nnet.raw && "
-                        "nnet3-compute --frame-subsampling-factor=3 nnet.raw "
+                        "nnet3-compute --use-gpu=no --frame-subsampling-factor=3 nnet.raw "
                         "ark,t:feats.txt ark,t:out.txt");
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Increasing --frames-per-chunk from 50 to 51"),

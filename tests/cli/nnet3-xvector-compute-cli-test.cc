@@ -121,7 +121,7 @@ class XvectorCli : public ::testing::Test {
     }
     Write("chunks.txt", os.str());
     CommandResult r = Run(
-        "nnet3-compute nnet.raw ark,t:chunks.txt ark,t:chunk-out.txt");
+        "nnet3-compute --use-gpu=no nnet.raw ark,t:chunks.txt ark,t:chunk-out.txt");
     EXPECT_EQ(r.exit_status, 0) << r.err;
     std::map<std::string, Matrix<BaseFloat> > outs = ReadMatrices("chunk-out.txt");
     std::map<std::string, std::vector<double> > expected;

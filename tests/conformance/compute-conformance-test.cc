@@ -88,7 +88,7 @@ TEST_P(ComputeConformance, OutputMatchesKaldi) {
            << "register: " << missing;
   TempDir dir;
   std::string out = dir.path() + "/out.txt";
-  CommandResult r = RunCommand("nnet3-compute " + c.options + " " + c.extra +
+  CommandResult r = RunCommand("nnet3-compute --use-gpu=no " + c.options + " " + c.extra +
                                    " " + c.model + " ark,t:" + c.features +
                                    " ark,t:" + out,
                                Kaldi());

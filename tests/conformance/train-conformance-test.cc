@@ -158,7 +158,7 @@ TEST_P(TrainConformance, ModelObjectiveAndLog) {
   TempDir tmp;
   std::string out = tmp.File("model.txt");
   CommandResult res =
-      RunCommand("nnet3-train " + r.options + " --binary=false " + r.model +
+      RunCommand("nnet3-train --use-gpu=no " + r.options + " --binary=false " + r.model +
                      " ark:" + r.egs + " " + out,
                  Kaldi());
   ASSERT_EQ(res.exit_status, 0) << res.err;

@@ -80,11 +80,11 @@ TEST(TrainToolsTest, SameSeedSameBytesWithDropout) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   std::string egs = "ark:" + TrainData() + "/affine.mb3.ark";
   for (const char *out : {"a.raw", "b.raw"}) {
-    r = RunCommand("nnet3-train --srand=5 0.raw " + egs + " " + out,
+    r = RunCommand("nnet3-train --use-gpu=no --srand=5 0.raw " + egs + " " + out,
                    tmp.path());
     ASSERT_EQ(r.exit_status, 0) << r.err;
   }
-  r = RunCommand("nnet3-train --srand=6 0.raw " + egs + " c.raw", tmp.path());
+  r = RunCommand("nnet3-train --use-gpu=no --srand=6 0.raw " + egs + " c.raw", tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   std::string a = ReadFile(tmp.File("a.raw")), b = ReadFile(tmp.File("b.raw")),
               c = ReadFile(tmp.File("c.raw")),
@@ -98,7 +98,7 @@ TEST(TrainToolsTest, PeriodicObjectiveLines) {
   // With --print-interval=1 the first minibatch's line reports the
   // objective Kaldi logged for that minibatch alone (train.tsv, step1).
   CommandResult r = RunCommand(
-      "nnet3-train --print-interval=1 --momentum=0 --max-param-change=0 "
+      "nnet3-train --use-gpu=no --print-interval=1 --momentum=0 --max-param-change=0 "
       "train/affine.raw ark:train/affine.mb3.ark /dev/null",
       DataDir() + "/kaldi");
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -119,10 +119,10 @@ TEST(TrainToolsTest, ComputationCacheRoundTrip) {
   std::string args = TrainData() + "/affine.raw ark:" + TrainData() +
                      "/affine.mb3.ark ";
   CommandResult r = RunCommand(
-      "nnet3-train --write-cache=c.cache " + args + "a.raw", tmp.path());
+      "nnet3-train --use-gpu=no --write-cache=c.cache " + args + "a.raw", tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   ASSERT_TRUE(FileExists(tmp.File("c.cache")));
-  r = RunCommand("nnet3-train --read-cache=c.cache " + args + "b.raw",
+  r = RunCommand("nnet3-train --use-gpu=no --read-cache=c.cache " + args + "b.raw",
                  tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Read computation cache from c.cache"),
@@ -133,7 +133,7 @@ TEST(TrainToolsTest, ComputationCacheRoundTrip) {
 
 TEST(TrainToolsTest, EgsDimensionMismatch) {
   CommandResult r = RunCommand(
-      "nnet3-train train/batchnorm.raw ark:train/affine.mb1.ark out.raw",
+      "nnet3-train --use-gpu=no train/batchnorm.raw ark:train/affine.mb1.ark out.raw",
       DataDir() + "/kaldi");
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(r.err.find("Example merged-0-16: The example's 'input' has "
@@ -159,7 +159,7 @@ TEST(TrainToolsTest, MissingOutputNode) {
   ASSERT_EQ(RunCommand("nnet3-init x.config x.raw", tmp.path()).exit_status,
             0);
   CommandResult r = RunCommand(
-      "nnet3-train x.raw ark:" + TrainData() + "/affine.mb1.ark out.raw",
+      "nnet3-train --use-gpu=no x.raw ark:" + TrainData() + "/affine.mb1.ark out.raw",
       tmp.path());
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(r.err.find("Example merged-0-16"), std::string::npos) << r.err;
@@ -189,7 +189,7 @@ TEST(TrainToolsTest, NanInFeaturesNamedWithKey) {
     }
   }
   CommandResult r = RunCommand(
-      "nnet3-train " + TrainData() + "/affine.raw ark:nan.ark out.raw",
+      "nnet3-train --use-gpu=no " + TrainData() + "/affine.raw ark:nan.ark out.raw",
       tmp.path());
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(r.err.find("Example merged-1-16: NaN or infinity in 'input', "
@@ -209,7 +209,7 @@ TEST(TrainToolsTest, TruncatedEgs) {
   std::string egs = ReadFile(TrainData() + "/affine.mb3.ark");
   WriteFile(tmp.File("cut.ark"), egs.substr(0, egs.size() / 2 + 7));
   CommandResult r = RunCommand(
-      "nnet3-train " + TrainData() + "/affine.raw ark:cut.ark out.raw",
+      "nnet3-train --use-gpu=no " + TrainData() + "/affine.raw ark:cut.ark out.raw",
       tmp.path());
   EXPECT_EQ(r.exit_status, 1) << r.err;
   EXPECT_NE(r.err.find("cut.ark"), std::string::npos) << r.err;
@@ -249,7 +249,7 @@ TEST(TrainToolsTest, KillDuringModelWriteKeepsOldModel) {
   // Start training, wait until the temporary output file appears (the
   // model is being written), then kill -9.
   CommandResult r = RunCommand(
-      "nnet3-train --binary=false big.raw ark:" + TrainData() +
+      "nnet3-train --use-gpu=no --binary=false big.raw ark:" + TrainData() +
           "/affine.mb1.ark model.txt 2>log & pid=$!; "
           "while kill -0 $pid 2>/dev/null; do "
           "  if ls model.txt.tmp* >/dev/null 2>&1; then "
@@ -263,7 +263,7 @@ TEST(TrainToolsTest, KillDuringModelWriteKeepsOldModel) {
   r = RunCommand("nnet3-info model.txt", tmp.path());
   EXPECT_EQ(r.exit_status, 0) << r.err;
   // Without the kill, the new model replaces the old one.
-  r = RunCommand("rm -f model.txt.tmp*; nnet3-train --binary=false big.raw "
+  r = RunCommand("rm -f model.txt.tmp*; nnet3-train --use-gpu=no --binary=false big.raw "
                  "ark:" + TrainData() + "/affine.mb1.ark model.txt",
                  tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -277,7 +277,7 @@ TEST(TrainToolsTest, ComputeFromEgsGivesKaldisObjective) {
   // nnet3-compute-from-egs, weighted by the targets, must give it again.
   TempDir tmp;
   CommandResult r = RunCommand(
-      "nnet3-compute-from-egs " + TrainData() + "/affine.raw ark:" +
+      "nnet3-compute-from-egs --use-gpu=no " + TrainData() + "/affine.raw ark:" +
           TrainData() + "/affine.mb1.ark ark:out.ark",
       tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -337,7 +337,7 @@ TEST(TrainToolsTest, CombinePicksTheBestAverage) {
   TempDir tmp;
   std::string d = TrainData();
   CommandResult r = RunCommand(
-      "nnet3-combine " + d + "/affine.momentum3.txt " + d + "/affine.raw " +
+      "nnet3-combine --use-gpu=no " + d + "/affine.momentum3.txt " + d + "/affine.raw " +
           d + "/affine.step1.txt ark:" + d + "/affine.merged.ark comb.raw",
       tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -369,17 +369,17 @@ TEST(TrainToolsTest, CombineMaxObjectiveEvaluations) {
   std::string d = TrainData();
   std::string models = d + "/affine.momentum3.txt " + d + "/affine.raw " + d +
                        "/affine.step1.txt ark:" + d + "/affine.merged.ark";
-  CommandResult r = RunCommand("nnet3-combine " + models + " a.raw", tmp.path());
+  CommandResult r = RunCommand("nnet3-combine --use-gpu=no " + models + " a.raw", tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Combining last 2 models"), std::string::npos);
   EXPECT_NE(r.err.find("Combining last 3 models"), std::string::npos);
-  r = RunCommand("nnet3-combine --max-objective-evaluations=1 " + models +
+  r = RunCommand("nnet3-combine --use-gpu=no --max-objective-evaluations=1 " + models +
                      " b.raw",
                  tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_EQ(r.err.find("Combining last 2 models"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Combining last 3 models"), std::string::npos);
-  r = RunCommand("nnet3-combine --max-objective-evaluations=0 " + models +
+  r = RunCommand("nnet3-combine --use-gpu=no --max-objective-evaluations=0 " + models +
                      " c.raw",
                  tmp.path());
   EXPECT_EQ(r.exit_status, 1);

@@ -1,0 +1,101 @@
+// cudamatrix/cuda/cuda-runtime.cc
+// The GpuRuntime of a CUDA build, on the CUDA runtime API: device count,
+// per-device properties and memory, activation, raw cudaMalloc/cudaFree.
+// Probing a device creates its primary context to read the free memory and
+// then resets it, so that probing every device leaves no context behind on
+// the devices that are not chosen.
+//
+// BackendComputes() says whether the CuMatrix operations of this build run
+// on the device. It stays false until the Cu* classes dispatch to the CUDA
+// kernels (issue #13); device selection then refuses to activate a GPU and
+// cuda-compiled reports that GPU computation is unavailable.
+#include <cuda_runtime_api.h>
+
+#include "cudamatrix/gpu-runtime.h"
+
+namespace nnet3 {
+
+namespace {
+
+std::string ErrorText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+class CudaRuntime : public GpuRuntime {
+ public:
+  bool Compiled() const override { return true; }
+  bool BackendComputes() const override { return false; }
+
+  int DeviceCount(std::string *why) override {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky error state
+      *why = ErrorText(e);
+      return 0;
+    }
+    if (n == 0) *why = "the driver reports no devices";
+    return n;
+  }
+
+  bool Probe(int id, GpuDeviceInfo *info, std::string *why) override {
+    cudaDeviceProp prop;
+    int mode = cudaComputeModeDefault;
+    cudaError_t e = cudaGetDeviceProperties(&prop, id);
+    if (e == cudaSuccess)
+      e = cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, id);
+    if (e == cudaSuccess) e = cudaSetDevice(id);
+    if (e == cudaSuccess) e = cudaFree(nullptr);  // creates the context
+    size_t free_bytes = 0, total_bytes = 0;
+    if (e == cudaSuccess) e = cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      *why = ErrorText(e);
+      return false;
+    }
+    info->id = id;
+    info->name = prop.name;
+    info->major = prop.major;
+    info->minor = prop.minor;
+    info->exclusive = mode == cudaComputeModeExclusiveProcess;
+    info->free_bytes = free_bytes;
+    info->total_bytes = total_bytes;
+    cudaDeviceReset();
+    return true;
+  }
+
+  bool Activate(int id, std::string *why) override {
+    cudaError_t e = cudaSetDevice(id);
+    if (e == cudaSuccess) e = cudaFree(nullptr);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      *why = ErrorText(e);
+      return false;
+    }
+    return true;
+  }
+
+  bool MemoryInfo(size_t *free_bytes, size_t *total_bytes) override {
+    return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
+  }
+
+  void *Allocate(size_t bytes) override {
+    void *ptr = nullptr;
+    if (cudaMalloc(&ptr, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return ptr;
+  }
+
+  void Release(void *ptr) override { cudaFree(ptr); }
+};
+
+}  // namespace
+
+GpuRuntime *SystemGpuRuntime() {
+  static CudaRuntime runtime;
+  return &runtime;
+}
+
+}  // namespace nnet3
