@@ -13,11 +13,9 @@ namespace nnet3 {
 
 int Nnet3Combine(int argc, char *argv[]) {
   const char *usage =
-      "Using a subset of training or held-out examples, compute the "
-      "average over\n"
-      "the first n nnet3 models, choosing the n that maximizes the "
-      "objective\n"
-      "function.  Give the models in order, the most recent first.\n"
+      "Averages the first n of the given nnet3 models, picking the n whose\n"
+      "average scores best on the examples (held-out or a training subset).\n"
+      "List the models newest first.\n"
       "\n"
       "Usage:  nnet3-combine [options] <nnet-in1> <nnet-in2> ... "
       "<nnet-inN> <valid-examples-in> <nnet-out>\n"
@@ -36,11 +34,11 @@ int Nnet3Combine(int argc, char *argv[]) {
               "than that, the objective is computed after every "
               "ceil(N / this) added models (and for the full average)");
   po.Register("batchnorm-test-mode", &opts.batchnorm_test_mode,
-              "If true, set test-mode to true on any BatchNormComponents "
-              "while evaluating objectives.");
+              "Evaluate the objective with every BatchNormComponent in test "
+              "mode (stored statistics)");
   po.Register("dropout-test-mode", &opts.dropout_test_mode,
-              "If true, set test-mode to true on any DropoutComponents and "
-              "DropoutMaskComponents while evaluating objectives.");
+              "Evaluate the objective with dropout switched off "
+              "(Dropout and DropoutMask components in test mode)");
   po.Read(argc, argv);
   if (po.NumArgs() < 3) return UsageError(po);
   SelectGpuForTool(use_gpu);

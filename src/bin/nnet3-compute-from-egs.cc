@@ -17,17 +17,14 @@ namespace nnet3 {
 
 int Nnet3ComputeFromEgs(int argc, char *argv[]) {
   const char *usage =
-      "Read input nnet training examples, and compute the output for each "
-      "one.\n"
-      "If --apply-exp=true, apply the Exp() function to the output before "
-      "writing\n"
-      "it out.\n"
+      "Writes the network's output for every example read (exponentiated\n"
+      "with --apply-exp=true).\n"
       "\n"
       "Usage:  nnet3-compute-from-egs [options] <raw-nnet-in> "
       "<training-examples-in> <matrices-out>\n"
       "e.g.:\n"
-      "nnet3-compute-from-egs --apply-exp=true 0.raw ark:1.egs ark:- | "
-      "matrix-sum-rows ark:- ...\n"
+      "nnet3-compute-from-egs --use-gpu=no 0.raw ark:valid.egs "
+      "ark,t:out.txt\n"
       "See also: nnet3-compute\n";
   ParseOptions po(usage);
   bool binary_write = true, apply_exp = false;

@@ -16,11 +16,9 @@ namespace nnet3 {
 
 int Nnet3ComputeProb(int argc, char *argv[]) {
   const char *usage =
-      "Computes and prints in logging messages the average log-prob per "
-      "frame of\n"
-      "the given data with an nnet3 neural net.  The input of this is the "
-      "output of\n"
-      "e.g. nnet3-get-egs | nnet3-merge-egs.\n"
+      "Logs the objective (average log-probability per frame for\n"
+      "log-softmax outputs) of an nnet3 network on examples, such as those\n"
+      "made by nnet3-get-egs and merged by nnet3-merge-egs.\n"
       "\n"
       "Usage:  nnet3-compute-prob [options] <raw-model-in> "
       "<training-examples-in>\n"
@@ -32,13 +30,14 @@ int Nnet3ComputeProb(int argc, char *argv[]) {
   NnetComputeProbOptions opts;
   po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("batchnorm-test-mode", &batchnorm_test_mode,
-              "If true, set test-mode to true on any BatchNormComponents.");
+              "Put every BatchNormComponent in test mode (stored "
+              "statistics)");
   po.Register("dropout-test-mode", &dropout_test_mode,
-              "If true, set test-mode to true on any DropoutComponents and "
-              "DropoutMaskComponents.");
+              "Switch dropout off (Dropout and DropoutMask components in "
+              "test mode)");
   po.Register("collapse-model", &collapse_model,
-              "If true, collapse model to the extent possible before using "
-              "it (for efficiency).");
+              "Fold components into their neighbours where the result is "
+              "the same, to evaluate faster");
   opts.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);

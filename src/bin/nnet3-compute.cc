@@ -46,10 +46,8 @@ void ReadAmNnetSimple(const std::string &rxfilename, Nnet *nnet,
 
 int Nnet3Compute(int argc, char *argv[]) {
   const char *usage =
-      "Propagate the features through raw neural network model and write "
-      "the output.\n"
-      "If --apply-exp=true, apply the Exp() function to the output before "
-      "writing it out.\n"
+      "Runs a raw nnet3 network on each utterance's features and writes the\n"
+      "output matrices (exponentiated with --apply-exp=true).\n"
       "\n"
       "Usage: nnet3-compute [options] <nnet-in> <features-rspecifier> "
       "<matrix-wspecifier>\n"
@@ -67,24 +65,20 @@ int Nnet3Compute(int argc, char *argv[]) {
   std::string cache_rxfilename, cache_wxfilename;
   opts.Register(&po);
   po.Register("ivectors", &ivector_rspecifier,
-              "Rspecifier for iVectors as vectors (i.e. not estimated "
-              "online); per utterance by default, or per speaker if you "
-              "provide the --utt2spk option.");
+              "iVectors as vectors, one per utterance (or one per speaker "
+              "together with --utt2spk)");
   po.Register("utt2spk", &utt2spk_rspecifier,
-              "Rspecifier for utt2spk option used to get ivectors per "
-              "speaker");
+              "Utterance-to-speaker map, for --ivectors keyed by speaker");
   po.Register("online-ivectors", &online_ivector_rspecifier,
-              "Rspecifier for iVectors estimated online, as matrices.  If "
-              "you supply this, you must set the --online-ivector-period "
-              "option.");
+              "Online iVectors as matrices, one row every "
+              "--online-ivector-period frames (which must then be set)");
   po.Register("online-ivector-period", &online_ivector_period,
-              "Number of frames between iVectors in matrices supplied to the "
-              "--online-ivectors option");
+              "Frames per row of the --online-ivectors matrices");
   po.Register("apply-exp", &apply_exp, "If true, apply exp function to output");
   po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   po.Register("use-priors", &use_priors,
-              "If true, subtract the logs of the priors stored with the "
-              "model (in this case, a .mdl file is expected as input).");
+              "Subtract the log of the priors kept in the model's .mdl file "
+              "(the input must then be a .mdl)");
   po.Register("read-cache", &cache_rxfilename,
               "If set, read compiled computations from this file (written "
               "by --write-cache) before starting; a file that does not "

@@ -23,7 +23,8 @@ int Nnet3Train(int argc, char *argv[]) {
       "<raw-model-out>\n"
       "\n"
       "e.g.:\n"
-      "nnet3-train 1.raw 'ark:nnet3-merge-egs 1.egs ark:-|' 2.raw\n";
+      "nnet3-train --use-gpu=no 4.raw \"ark:nnet3-merge-egs ark:egs.4.ark "
+      "ark:- |\" 5.raw\n";
   ParseOptions po(usage);
   bool binary_write = true;
   std::string use_gpu = "yes";
