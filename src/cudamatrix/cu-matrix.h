@@ -20,13 +20,17 @@
 #ifndef NNET3_CUDAMATRIX_CU_MATRIX_H_
 #define NNET3_CUDAMATRIX_CU_MATRIX_H_
 
+#include <algorithm>
 #include <istream>
+#include <limits>
 #include <ostream>
+#include <type_traits>
 #include <vector>
 
 #include "cudamatrix/cu-array.h"
 #include "cudamatrix/cu-vector.h"
 #include "matrix/compressed.h"
+#include "matrix/general.h"
 #include "matrix/matrix.h"
 #include "matrix/sparse.h"
 #include "matrix/vector.h"
@@ -96,6 +100,10 @@ class CuMatrixBase : private MatrixBase<Real> {
     Mat().CopyFromMat(M, trans);
   }
   void CopyFromMat(const CompressedMatrix &M) { Mat().CopyFromMat(M); }
+  // Host general matrix (full, sparse or compressed) -> this, which must
+  // already have its dimensions (op(src)'s). BaseFloat only.
+  void CopyFromGeneralMat(const GeneralMatrix &src,
+                          MatrixTransposeType trans = kNoTrans);
   // This -> host.
   template <typename OtherReal>
   void CopyToMat(MatrixBase<OtherReal> *dst,
@@ -141,6 +149,12 @@ class CuMatrixBase : private MatrixBase<Real> {
     Mat().AddVecToCols(alpha, v.Vec(), beta);
   }
   void InvertElements() { Mat().InvertElements(); }
+  // this(i, i) += alpha for every i < min(rows, cols).
+  void AddToDiag(Real alpha) {
+    MatrixBase<Real> &m = Mat();
+    const MatrixIndexT n = std::min(NumRows(), NumCols());
+    for (MatrixIndexT i = 0; i < n; i++) m(i, i) += alpha;
+  }
 
   void AddMatMat(Real alpha, const CuMatrixBase<Real> &A,
                  MatrixTransposeType transA, const CuMatrixBase<Real> &B,
@@ -242,6 +256,10 @@ class CuMatrixBase : private MatrixBase<Real> {
   void AddCols(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes) {
     Mat().AddCols(src.Mat(), indexes.Vec());
   }
+
+  // (*ids)[r] = the column of the largest element of row r (the first of
+  // equal ones); 0 for a row of -inf/NaN only.
+  void FindRowMaxId(CuArray<int32> *ids) const;
 
   Real Sum() const { return Mat().Sum(); }
   Real Trace(bool check_square = true) const {
@@ -437,6 +455,30 @@ CuSubMatrix<Real> CuMatrixBase<Real>::ColRange(MatrixIndexT col_offset,
   return CuSubMatrix<Real>(*this, 0, NumRows(), col_offset, num_cols);
 }
 
+template <typename Real>
+void CuMatrixBase<Real>::CopyFromGeneralMat(const GeneralMatrix &src,
+                                            MatrixTransposeType trans) {
+  static_assert(std::is_same<Real, BaseFloat>::value,
+                "general matrices hold BaseFloat");
+  src.CopyToMat(&Mat(), trans);
+}
+
+template <typename Real>
+void CuMatrixBase<Real>::FindRowMaxId(CuArray<int32> *ids) const {
+  std::vector<int32> host(NumRows(), 0);
+  const MatrixBase<Real> &m = Mat();
+  for (MatrixIndexT r = 0; r < NumRows(); r++) {
+    const Real *row = m.RowData(r);
+    Real best = -std::numeric_limits<Real>::infinity();
+    for (MatrixIndexT c = 0; c < NumCols(); c++)
+      if (row[c] > best) {
+        best = row[c];
+        host[r] = c;
+      }
+  }
+  ids->CopyFromVec(host);
+}
+
 // The vector operations that involve matrices.
 
 template <typename Real>
@@ -506,6 +548,21 @@ Real TraceMatMat(const CuMatrixBase<Real> &A, const CuMatrixBase<Real> &B,
 template <typename Real>
 bool SameDim(const CuMatrixBase<Real> &A, const CuMatrixBase<Real> &B) {
   return A.NumRows() == B.NumRows() && A.NumCols() == B.NumCols();
+}
+
+// A host copy (an explicit crossing, valid on every backend).
+template <typename Real>
+Matrix<Real> ToHost(const CuMatrixBase<Real> &M) {
+  Matrix<Real> host(M.NumRows(), M.NumCols(), kUndefined);
+  M.CopyToMat(&host);
+  return host;
+}
+
+template <typename Real>
+Vector<Real> ToHost(const CuVectorBase<Real> &v) {
+  Vector<Real> host(v.Dim(), kUndefined);
+  v.CopyToVec(&host);
+  return host;
 }
 
 template <typename Real>

@@ -259,7 +259,7 @@ void DecodableNnetSimple::DoNnetComputation(
   computer.GetOutputDestructive("output", &out);
   if (log_priors_.Dim() != 0) out.AddVecToRows(-1.0, log_priors_);
   out.Scale(opts_.acoustic_scale);
-  current_output_.Swap(&out);
+  out.Swap(&current_output_);
   current_offset_ = output_t_start / f;
 }
 

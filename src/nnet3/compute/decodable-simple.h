@@ -73,7 +73,7 @@ class DecodableNnetSimple {
 
   const NnetSimpleComputationOptions &opts_;
   const Nnet &nnet_;
-  Vector<BaseFloat> log_priors_;
+  CuVector<BaseFloat> log_priors_;
   const MatrixBase<BaseFloat> &feats_;
   CachingOptimizingCompiler *compiler_;
   const VectorBase<BaseFloat> *ivector_;

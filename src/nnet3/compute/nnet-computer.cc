@@ -65,8 +65,9 @@ class TypedCompressedMatrix : public ComputerCompressedMatrix {
     data_.resize(static_cast<size_t>(num_rows_) * num_cols_);
     const float inv_scale =
         (scale_ == 0.0 ? 0.0f : static_cast<float>(1.0 / scale_));
+    const MatrixBase<BaseFloat> &host = mat.Mat();
     for (int32 r = 0; r < num_rows_; r++) {
-      const BaseFloat *row = mat.RowData(r);
+      const BaseFloat *row = host.RowData(r);
       I *dest = &data_[static_cast<size_t>(r) * num_cols_];
       for (int32 c = 0; c < num_cols_; c++)
         dest[c] = (scale_ == 0.0 ? Sign(row[c])
@@ -77,8 +78,9 @@ class TypedCompressedMatrix : public ComputerCompressedMatrix {
   void CopyToMat(CuMatrixBase<BaseFloat> *mat) const override {
     NNET3_ASSERT(mat->NumRows() == num_rows_ && mat->NumCols() == num_cols_);
     const BaseFloat scale = (scale_ == 0.0 ? 1.0f : scale_);
+    MatrixBase<BaseFloat> &host = mat->Mat();
     for (int32 r = 0; r < num_rows_; r++) {
-      BaseFloat *row = mat->RowData(r);
+      BaseFloat *row = host.RowData(r);
       const I *src = &data_[static_cast<size_t>(r) * num_cols_];
       for (int32 c = 0; c < num_cols_; c++)
         row[c] = scale * static_cast<BaseFloat>(src[c]);
@@ -178,12 +180,16 @@ NnetComputer::NnetComputer(const NnetComputeOptions &options,
 void NnetComputer::Init() {
   debug_ = options_.debug || GetVerboseLevel() >= 5;
   matrices_.resize(computation_.matrices.size());
+  indexes_.resize(computation_.indexes.size());
+  for (size_t i = 0; i < computation_.indexes.size(); i++)
+    indexes_[i].CopyFromVec(computation_.indexes[i]);
   indexes_ranges_.resize(computation_.indexes_ranges.size());
   for (size_t i = 0; i < computation_.indexes_ranges.size(); i++) {
     const auto &ranges = computation_.indexes_ranges[i];
-    indexes_ranges_[i].resize(ranges.size());
+    std::vector<Int32Pair> pairs(ranges.size());
     for (size_t j = 0; j < ranges.size(); j++)
-      indexes_ranges_[i][j] = Int32Pair{ranges[j].first, ranges[j].second};
+      pairs[j] = Int32Pair{ranges[j].first, ranges[j].second};
+    indexes_ranges_[i].CopyFromVec(pairs);
   }
 }
 
@@ -630,10 +636,10 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
           NNET3_ERR << "indexes[" << c.arg3 << "] has row " << i
                     << " for a source with " << src.NumRows() << " rows";
       if (c.command_type == kAddRows) {
-        dest.AddRows(c.alpha, src, indexes);
+        dest.AddRows(c.alpha, src, indexes_[c.arg3]);
       } else {
         // Rows with index -1 become zero; the others alpha * the source row.
-        dest.CopyRows(src, indexes);
+        dest.CopyRows(src, indexes_[c.arg3]);
         if (c.alpha != 1.0) dest.Scale(c.alpha);
       }
       break;
@@ -647,8 +653,8 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
         NNET3_ERR << "indexes_multi[" << c.arg2 << "] has " << pointers.size()
                   << " entries for a matrix with " << dest.NumRows()
                   << " rows";
-      std::vector<const BaseFloat *> const_pointers(pointers.begin(),
-                                                    pointers.end());
+      CuArray<const BaseFloat *> const_pointers(
+          std::vector<const BaseFloat *>(pointers.begin(), pointers.end()));
       if (c.command_type == kAddRowsMulti) {
         dest.AddRows(c.alpha, const_pointers);
       } else {
@@ -666,17 +672,15 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
         NNET3_ERR << "indexes_multi[" << c.arg2 << "] has " << pointers.size()
                   << " entries for a matrix with " << src.NumRows()
                   << " rows";
+      CuArray<BaseFloat *> dest_rows(pointers);
       if (c.command_type == kAddToRowsMulti) {
-        src.AddToRows(c.alpha, pointers);
+        src.AddToRows(c.alpha, dest_rows);
       } else if (c.alpha == 1.0) {
-        src.CopyToRows(pointers);
+        src.CopyToRows(dest_rows);
       } else {
-        for (int32 r = 0; r < src.NumRows(); r++) {
-          if (pointers[r] == nullptr) continue;
-          const BaseFloat *s = src.RowData(r);
-          for (int32 j = 0; j < src.NumCols(); j++)
-            pointers[r][j] = c.alpha * s[j];
-        }
+        CuMatrix<BaseFloat> scaled(src);
+        scaled.Scale(c.alpha);
+        scaled.CopyToRows(dest_rows);
       }
       break;
     }
@@ -684,22 +688,23 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
       CuSubMatrix<BaseFloat> dest(GetSubMatrix(c.arg1));
       const CuSubMatrix<BaseFloat> src(GetSubMatrix(c.arg2));
       NNET3_ASSERT(c.arg3 >= 0 &&
-                   static_cast<size_t>(c.arg3) < indexes_ranges_.size());
-      const std::vector<Int32Pair> &ranges = indexes_ranges_[c.arg3];
+                   static_cast<size_t>(c.arg3) <
+                       computation_.indexes_ranges.size());
+      const auto &ranges = computation_.indexes_ranges[c.arg3];
       if (static_cast<int32>(ranges.size()) != dest.NumRows())
         NNET3_ERR << "indexes_ranges[" << c.arg3 << "] has " << ranges.size()
                   << " entries for a destination with " << dest.NumRows()
                   << " rows";
-      for (const Int32Pair &p : ranges)
+      for (const auto &p : ranges)
         if (p.first < 0 || p.second < p.first || p.second > src.NumRows())
           NNET3_ERR << "indexes_ranges[" << c.arg3 << "] has the range ["
                     << p.first << ", " << p.second << ") for a source with "
                     << src.NumRows() << " rows";
       if (c.alpha == 1.0) {
-        dest.AddRowRanges(src, ranges);
+        dest.AddRowRanges(src, indexes_ranges_[c.arg3]);
       } else {
         CuMatrix<BaseFloat> sums(dest.NumRows(), dest.NumCols());
-        sums.AddRowRanges(src, ranges);
+        sums.AddRowRanges(src, indexes_ranges_[c.arg3]);
         dest.AddMat(c.alpha, sums);
       }
       break;

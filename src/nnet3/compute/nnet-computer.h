@@ -155,8 +155,10 @@ class NnetComputer {
   bool debug_ = false;
 
   std::vector<CuMatrix<BaseFloat> > matrices_;
-  // computation_.indexes_ranges converted for AddRowRanges.
-  std::vector<std::vector<Int32Pair> > indexes_ranges_;
+  // computation_.indexes and indexes_ranges as arrays of the computing
+  // backend, made once per computer.
+  std::vector<CuArray<int32> > indexes_;
+  std::vector<CuArray<Int32Pair> > indexes_ranges_;
   // memo index -> (component index, memo).
   std::vector<std::pair<int32, void *> > memos_;
   // per matrix: its compressed form between kCompressMatrix and

@@ -64,7 +64,7 @@ void ComputeXvectorOfChunk(const Nnet &nnet,
   computer.GetOutputDestructive("output", &out);
   NNET3_ASSERT(out.NumRows() == 1);
   xvector->Resize(out.NumCols(), kUndefined);
-  xvector->CopyFromVec(out.Row(0));
+  out.Row(0).CopyToVec(xvector);
 }
 
 namespace {
@@ -467,9 +467,11 @@ void XvectorPlan::Compute(const MatrixBase<BaseFloat> &feats,
                           frame_nnet_, nullptr);
     computer.AcceptInput("input", &input);
     computer.Run();
-    const CuMatrixBase<BaseFloat> &rows = computer.GetOutput("output");
-    NNET3_ASSERT(rows.NumRows() == block_size_ &&
-                 rows.NumCols() == stats_dim_);
+    const CuMatrixBase<BaseFloat> &cu_rows = computer.GetOutput("output");
+    NNET3_ASSERT(cu_rows.NumRows() == block_size_ &&
+                 cu_rows.NumCols() == stats_dim_);
+    Matrix<BaseFloat> rows(block_size_, stats_dim_, kUndefined);
+    cu_rows.CopyToMat(&rows);
     for (int32 r = next - start; r < block_size_; r++) {
       const BaseFloat *row = rows.RowData(r);
       for (int32 d = 0; d < stats_dim_; d++) total[d] += row[d];
@@ -477,9 +479,10 @@ void XvectorPlan::Compute(const MatrixBase<BaseFloat> &feats,
     num_blocks_++;
     next = start + block_size_;
   }
-  CuMatrix<BaseFloat> stats(1, stats_dim_, kUndefined);
+  Matrix<BaseFloat> host_stats(1, stats_dim_, kUndefined);
   for (int32 d = 0; d < stats_dim_; d++)
-    stats(0, d) = static_cast<BaseFloat>(total[d]);
+    host_stats(0, d) = static_cast<BaseFloat>(total[d]);
+  CuMatrix<BaseFloat> stats(host_stats);
   NnetComputer computer(NnetComputeOptions(), *segment_computation_,
                         segment_nnet_, nullptr);
   computer.AcceptInput("xvector-stats", &stats);
@@ -488,7 +491,7 @@ void XvectorPlan::Compute(const MatrixBase<BaseFloat> &feats,
   computer.GetOutputDestructive("output", &out);
   NNET3_ASSERT(out.NumRows() == 1);
   xvector->Resize(out.NumCols(), kUndefined);
-  xvector->CopyFromVec(out.Row(0));
+  out.Row(0).CopyToVec(xvector);
 }
 
 int64 XvectorPlan::NumCompilations() const {

@@ -102,12 +102,12 @@ class ModelCollapser {
   int32 CollapseFixedScaleOrBias(int32 c1, int32 c2) {
     const Component *c = nnet_->GetComponent(c1);
     if (const FixedScaleComponent *s = dynamic_cast<const FixedScaleComponent *>(c)) {
-      Vector<BaseFloat> offset(s->Scales().Dim());
+      CuVector<BaseFloat> offset(s->Scales().Dim());
       return PreModifiedComponent(offset, s->Scales(),
                                   nnet_->GetComponentName(c1), c2);
     }
     if (const FixedBiasComponent *b = dynamic_cast<const FixedBiasComponent *>(c)) {
-      Vector<BaseFloat> scale(b->Bias().Dim());
+      CuVector<BaseFloat> scale(b->Bias().Dim());
       scale.Set(1.0);
       return PreModifiedComponent(b->Bias(), scale,
                                   nnet_->GetComponentName(c1), c2);
@@ -169,8 +169,8 @@ class ModelCollapser {
 
   // A copy of component c whose input x is first replaced by
   // x .* scale + offset (offset/scale repeated across the input dim).
-  int32 PreModifiedComponent(const VectorBase<BaseFloat> &offset,
-                             const VectorBase<BaseFloat> &scale,
+  int32 PreModifiedComponent(const CuVectorBase<BaseFloat> &offset,
+                             const CuVectorBase<BaseFloat> &scale,
                              const std::string &first_name, int32 c) {
     NNET3_ASSERT(offset.Dim() == scale.Dim() && offset.Dim() > 0);
     std::string name = first_name + "." + nnet_->GetComponentName(c);
@@ -179,7 +179,7 @@ class ModelCollapser {
     const Component *comp = nnet_->GetComponent(c);
     int32 input_dim = comp->InputDim(), block = offset.Dim();
     if (input_dim % block != 0) return -1;
-    Vector<BaseFloat> full_offset(input_dim), full_scale(input_dim);
+    CuVector<BaseFloat> full_offset(input_dim), full_scale(input_dim);
     for (int32 d = 0; d < input_dim; d += block) {
       full_offset.Range(d, block).CopyFromVec(offset);
       full_scale.Range(d, block).CopyFromVec(scale);

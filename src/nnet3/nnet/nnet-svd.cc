@@ -22,7 +22,9 @@ struct LinearSvd {
   Matrix<double> U;
   Matrix<double> Vt;
   explicit LinearSvd(const AffineComponent &affine) {
-    Matrix<double> w(affine.LinearParams());
+    const CuMatrixBase<BaseFloat> &params = affine.LinearParams();
+    Matrix<double> w(params.NumRows(), params.NumCols(), kUndefined);
+    params.CopyToMat(&w);
     ThinSvd(w, &s, &U, &Vt);
   }
   // Sum of s(j)^power for j in [begin, end), added in order.
@@ -135,17 +137,18 @@ class SvdSplitter {
               << "; sum of squared singular values " << total_energy
               << " -> " << svd.Sum(0, d, 2) << ", shrinkage ratio " << ratio;
     // The square roots of the kept singular values go half to each side.
-    CuMatrix<BaseFloat> a(d, in), b(out, d);
+    Matrix<BaseFloat> a(d, in), b(out, d);
     for (int32 j = 0; j < d; j++) {
       const double root = std::sqrt(svd.s(j));
       for (int32 col = 0; col < in; col++) a(j, col) = root * svd.Vt(j, col);
       for (int32 row = 0; row < out; row++) b(row, j) = svd.U(row, j) * root;
     }
-    LinearComponent *linear = new LinearComponent(a);
+    LinearComponent *linear = new LinearComponent(CuMatrix<BaseFloat>(a));
     first->reset(linear);
     linear->SetUpdatableConfigs(affine);
     NaturalGradientAffineComponent *ng =
-        new NaturalGradientAffineComponent(b, affine.BiasParams());
+        new NaturalGradientAffineComponent(CuMatrix<BaseFloat>(b),
+                                           affine.BiasParams());
     second->reset(ng);
     ng->SetUpdatableConfigs(affine);
     return true;

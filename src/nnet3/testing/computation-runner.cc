@@ -50,7 +50,7 @@ void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,
   results->outputs.clear();
   results->input_derivs.clear();
   for (const IoSpecification &o : request.outputs)
-    results->outputs.push_back(Matrix<BaseFloat>(computer.GetOutput(o.name)));
+    results->outputs.push_back(ToHost(computer.GetOutput(o.name)));
   bool any_output_deriv = false;
   for (size_t i = 0; i < request.outputs.size(); i++) {
     if (!request.outputs[i].has_deriv) continue;
@@ -62,8 +62,7 @@ void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,
   computer.Run();
   for (const IoSpecification &in : request.inputs) {
     if (in.has_deriv)
-      results->input_derivs.push_back(
-          Matrix<BaseFloat>(computer.GetInputDeriv(in.name)));
+      results->input_derivs.push_back(ToHost(computer.GetInputDeriv(in.name)));
     else
       results->input_derivs.push_back(Matrix<BaseFloat>());
   }

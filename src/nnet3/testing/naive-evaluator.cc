@@ -300,7 +300,8 @@ void NaiveEvaluator::ComputeValue(const Cindex &cindex, CindexInfo *info) {
                             kStrideEqualNumCols);
       info->memo =
           c->Propagate(info->indexes.get(), info->step_in, &info->step_out);
-      info->value.Row(0).CopyFromVec(info->step_out.Row(info->out_row));
+      SubVector<BaseFloat> value_row(info->value, 0);
+      info->step_out.Row(info->out_row).CopyToVec(&value_row);
       return;
     }
     case kDimRange: {
@@ -414,17 +415,20 @@ void NaiveEvaluator::Backward(
         const int32 ci = node.component_index;
         const Component *comp = nnet_.GetComponent(ci);
         int32 num_in = static_cast<int32>(info.step_inputs.size());
-        Matrix<BaseFloat> out_deriv(info.step_out.NumRows(), comp->OutputDim(),
-                                    kSetZero, kStrideEqualNumCols);
+        CuMatrix<BaseFloat> out_deriv(info.step_out.NumRows(),
+                                      comp->OutputDim(), kSetZero,
+                                      kStrideEqualNumCols);
         out_deriv.Row(info.out_row).CopyFromVec(d.Row(0));
-        Matrix<BaseFloat> in_deriv(num_in, comp->InputDim(), kSetZero,
-                                   kStrideEqualNumCols);
+        CuMatrix<BaseFloat> cu_in_deriv(num_in, comp->InputDim(), kSetZero,
+                                        kStrideEqualNumCols);
         Component *to_update = nullptr;
         if (gradient != nullptr && (comp->Properties() & kUpdatableComponent))
           to_update = gradient->GetComponent(ci);
         comp->Backprop(nnet_.GetNodeName(c.first), info.indexes.get(),
                        info.step_in, info.step_out, out_deriv, info.memo,
-                       to_update, &in_deriv);
+                       to_update, &cu_in_deriv);
+        Matrix<BaseFloat> in_deriv(num_in, comp->InputDim(), kUndefined);
+        cu_in_deriv.CopyToMat(&in_deriv);
         for (int32 r = 0; r < num_in; r++) {
           if (info.step_inputs[r].t == kNoTime) continue;
           deriv_of(Cindex(c.first - 1, info.step_inputs[r]))

@@ -90,7 +90,7 @@ class NaiveEvaluator {
     // input and output matrices, precomputed indexes, and the output row
     // that is this Cindex.
     std::vector<Index> step_inputs, step_outputs;
-    Matrix<BaseFloat> step_in, step_out;
+    CuMatrix<BaseFloat> step_in, step_out;
     std::unique_ptr<ComponentPrecomputedIndexes> indexes;
     int32 out_row = 0;
   };

@@ -136,8 +136,9 @@ void ProvideInputs(const Nnet &nnet, const NnetExample &eg,
   for (const NnetIo &io : eg.io) {
     int32 node = nnet.GetNodeIndex(io.name);
     if (node < 0 || !nnet.IsInputNode(node)) continue;
-    CuMatrix<BaseFloat> feats;
-    io.features.GetMatrix(&feats);
+    CuMatrix<BaseFloat> feats(io.features.NumRows(), io.features.NumCols(),
+                              kUndefined);
+    feats.CopyFromGeneralMat(io.features);
     computer->AcceptInput(io.name, &feats);
   }
 }

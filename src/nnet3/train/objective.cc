@@ -22,7 +22,7 @@ void ComputeObjective(const GeneralMatrix &supervision,
   switch (objective_type) {
     case kLinear: {
       if (supervision.Type() == kSparseMatrix) {
-        const SparseMatrix<BaseFloat> &post = supervision.GetSparseMatrix();
+        CuSparseMatrix<BaseFloat> post(supervision.GetSparseMatrix());
         *tot_weight = post.Sum();
         *tot_objf = TraceMatSmat(output, post, kTrans);
         if (deriv != nullptr) {
@@ -30,8 +30,9 @@ void ComputeObjective(const GeneralMatrix &supervision,
           post.CopyToMat(deriv);
         }
       } else {
-        CuMatrix<BaseFloat> post;
-        supervision.GetMatrix(&post);
+        CuMatrix<BaseFloat> post(supervision.NumRows(), supervision.NumCols(),
+                                 kUndefined);
+        post.CopyFromGeneralMat(supervision);
         *tot_weight = post.Sum();
         *tot_objf = TraceMatMat(output, post, kTrans);
         if (deriv != nullptr) deriv->Swap(&post);
@@ -39,8 +40,9 @@ void ComputeObjective(const GeneralMatrix &supervision,
       break;
     }
     case kQuadratic: {
-      CuMatrix<BaseFloat> diff;
-      supervision.GetMatrix(&diff);
+      CuMatrix<BaseFloat> diff(supervision.NumRows(), supervision.NumCols(),
+                               kUndefined);
+      diff.CopyFromGeneralMat(supervision);
       diff.AddMat(-1.0, output);
       *tot_weight = diff.NumRows();
       *tot_objf = -0.5 * TraceMatMat(diff, diff, kTrans);
@@ -100,6 +102,10 @@ void ComputeAccuracy(const GeneralMatrix &supervision,
     sparse = &supervision.GetSparseMatrix();
   else
     supervision.GetMatrix(&dense);
+  CuArray<int32> best_ids;
+  output.FindRowMaxId(&best_ids);
+  std::vector<int32> hyp;
+  best_ids.CopyToVec(&hyp);
   for (int32 r = 0; r < num_rows; r++) {
     BaseFloat row_sum;
     int32 ref_index = 0;
@@ -112,7 +118,7 @@ void ComputeAccuracy(const GeneralMatrix &supervision,
       row_sum = row.Sum();
       ref_index = RowArgMax(row.Data(), num_cols);
     }
-    int32 hyp_index = RowArgMax(output.RowData(r), num_cols);
+    int32 hyp_index = hyp[r];
     tot_weight += row_sum;
     if (tot_weight_vec != nullptr) (*tot_weight_vec)(ref_index) += row_sum;
     if (ref_index == hyp_index) {

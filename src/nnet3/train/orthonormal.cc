@@ -20,7 +20,8 @@ void ConstrainOrthonormalInternal(BaseFloat scale,
   if (scale < 0.0) {
     // Floating scale: the c^2 that best fits P's eigenvalues.
     double trace_p = 0.0;
-    for (int32 i = 0; i < rows; i++) trace_p += P(i, i);
+    const MatrixBase<BaseFloat> &P_host = P.Mat();
+    for (int32 i = 0; i < rows; i++) trace_p += P_host(i, i);
     double trace_pp = TraceMatMat(P, P, kTrans);
     scale = static_cast<BaseFloat>(std::sqrt(trace_pp / trace_p));
     // trace_pp * dim / trace_p^2 >= 1, with equality when all eigenvalues
@@ -32,7 +33,7 @@ void ConstrainOrthonormalInternal(BaseFloat scale,
       if (ratio > 1.1) update_speed *= 0.5;
     }
   }
-  for (int32 i = 0; i < rows; i++) P(i, i) -= scale * scale;
+  P.AddToDiag(-(scale * scale));
   BaseFloat alpha = update_speed / (scale * scale);
   CuMatrix<BaseFloat> M_update(rows, M->NumCols());
   M_update.AddMatMat(-4.0 * alpha, P, kNoTrans, *M, kNoTrans, 0.0);

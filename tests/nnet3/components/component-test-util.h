@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cudamatrix/cu-matrix.h"
 #include "nnet3/components/component.h"
 
 namespace nnet3 {
@@ -53,17 +54,24 @@ inline std::string ConfigError(const std::string &type,
 }
 
 // Matrices for components are made contiguous (stride == num-cols), as
-// components with kInputContiguous/kOutputContiguous require.
-inline Matrix<BaseFloat> NewMat(int32 rows, int32 cols) {
-  return Matrix<BaseFloat>(rows, cols, kSetZero, kStrideEqualNumCols);
+// components with kInputContiguous/kOutputContiguous require. The working
+// matrices are Cu matrices (what components take); the oracles read them
+// through their host views.
+inline CuMatrix<BaseFloat> NewMat(int32 rows, int32 cols) {
+  return CuMatrix<BaseFloat>(rows, cols, kSetZero, kStrideEqualNumCols);
 }
-inline Matrix<BaseFloat> Contig(const MatrixBase<BaseFloat> &m) {
-  Matrix<BaseFloat> ans = NewMat(m.NumRows(), m.NumCols());
+inline CuMatrix<BaseFloat> Contig(const CuMatrixBase<BaseFloat> &m) {
+  CuMatrix<BaseFloat> ans = NewMat(m.NumRows(), m.NumCols());
   ans.CopyFromMat(m);
   return ans;
 }
-inline Matrix<BaseFloat> RandMat(int32 rows, int32 cols, RandomSource *rs) {
-  Matrix<BaseFloat> m = NewMat(rows, cols);
+inline CuMatrix<BaseFloat> Contig(const MatrixBase<BaseFloat> &m) {
+  CuMatrix<BaseFloat> ans = NewMat(m.NumRows(), m.NumCols());
+  ans.CopyFromMat(m);
+  return ans;
+}
+inline CuMatrix<BaseFloat> RandMat(int32 rows, int32 cols, RandomSource *rs) {
+  CuMatrix<BaseFloat> m = NewMat(rows, cols);
   m.SetRandn(rs);
   return m;
 }
@@ -77,29 +85,37 @@ inline double MatDot(const MatrixBase<BaseFloat> &a,
     for (int32 j = 0; j < a.NumCols(); j++) s += double(a(i, j)) * b(i, j);
   return s;
 }
+inline double MatDot(const CuMatrixBase<BaseFloat> &a,
+                     const CuMatrixBase<BaseFloat> &b) {
+  return MatDot(a.Mat(), b.Mat());
+}
 
 // Output of c on input 'in' (out starts at zero, so kPropagateAdds
 // components give their plain output).
-inline Matrix<BaseFloat> Forward(const Component &c,
-                                 const MatrixBase<BaseFloat> &in) {
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), c.OutputDim());
+inline CuMatrix<BaseFloat> Forward(const Component &c,
+                                   const CuMatrixBase<BaseFloat> &in) {
+  CuMatrix<BaseFloat> out = NewMat(in.NumRows(), c.OutputDim());
   void *memo = c.Propagate(nullptr, in, &out);
   c.DeleteMemo(memo);
   return out;
+}
+inline CuMatrix<BaseFloat> Forward(const Component &c,
+                                   const MatrixBase<BaseFloat> &in) {
+  return Forward(c, Contig(in));
 }
 
 // Checks Backprop's input derivative and parameter gradient against
 // central differences of f = sum(out .* R).
 inline void CheckDerivatives(const Component &c, int32 num_rows,
                              RandomSource *rs, double tol = 2e-3) {
-  Matrix<BaseFloat> in = RandMat(num_rows, c.InputDim(), rs);
-  Matrix<BaseFloat> out = NewMat(num_rows, c.OutputDim());
+  CuMatrix<BaseFloat> in = RandMat(num_rows, c.InputDim(), rs);
+  CuMatrix<BaseFloat> out = NewMat(num_rows, c.OutputDim());
   // Keep the memo (kUsesMemo components pass state to Backprop).
   void *memo = c.Propagate(nullptr, in, &out);
-  Matrix<BaseFloat> out_deriv = RandMat(num_rows, c.OutputDim(), rs);
+  CuMatrix<BaseFloat> out_deriv = RandMat(num_rows, c.OutputDim(), rs);
   int32 props = c.Properties();
-  Matrix<BaseFloat> in_deriv = NewMat(num_rows, c.InputDim());
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> in_deriv = NewMat(num_rows, c.InputDim());
+  CuMatrix<BaseFloat> empty;
   std::unique_ptr<Component> grad;
   if (props & kUpdatableComponent) {
     grad.reset(c.Copy());
@@ -114,15 +130,15 @@ inline void CheckDerivatives(const Component &c, int32 num_rows,
              memo, grad.get(), &in_deriv);
   c.DeleteMemo(memo);
 
-  auto objf = [&](const Component &comp, const MatrixBase<BaseFloat> &x) {
-    Matrix<BaseFloat> y = Forward(comp, x);
+  auto objf = [&](const Component &comp, const CuMatrixBase<BaseFloat> &x) {
+    CuMatrix<BaseFloat> y = Forward(comp, x);
     return MatDot(y, out_deriv);
   };
   // Input derivative along a few random directions.
   const BaseFloat eps = 1e-2;
   for (int32 t = 0; t < 3; t++) {
-    Matrix<BaseFloat> dir = RandMat(num_rows, c.InputDim(), rs);
-    Matrix<BaseFloat> plus = Contig(in), minus = Contig(in);
+    CuMatrix<BaseFloat> dir = RandMat(num_rows, c.InputDim(), rs);
+    CuMatrix<BaseFloat> plus = Contig(in), minus = Contig(in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric = (objf(c, plus) - objf(c, minus)) / (2 * eps);
@@ -161,46 +177,46 @@ inline void CheckDerivatives(const Component &c, int32 num_rows,
 inline void CheckPropertyFlags(const Component &c, int32 num_rows,
                                RandomSource *rs) {
   int32 props = c.Properties();
-  Matrix<BaseFloat> in = RandMat(num_rows, c.InputDim(), rs);
-  Matrix<BaseFloat> ref = Forward(c, in);
+  CuMatrix<BaseFloat> in = RandMat(num_rows, c.InputDim(), rs);
+  CuMatrix<BaseFloat> ref = Forward(c, in);
   // Propagate onto a non-zero output.
-  Matrix<BaseFloat> init = RandMat(num_rows, c.OutputDim(), rs);
-  Matrix<BaseFloat> out = Contig(init);
+  CuMatrix<BaseFloat> init = RandMat(num_rows, c.OutputDim(), rs);
+  CuMatrix<BaseFloat> out = Contig(init);
   c.DeleteMemo(c.Propagate(nullptr, in, &out));
-  Matrix<BaseFloat> expected(ref);
+  CuMatrix<BaseFloat> expected(ref);
   if (props & kPropagateAdds) expected.AddMat(1.0, init);
   EXPECT_TRUE(out.ApproxEqual(expected, 1e-5)) << c.Type() << " adds flag";
   if ((props & kPropagateInPlace) && !(props & kPropagateAdds)) {
-    Matrix<BaseFloat> inplace = Contig(in);
+    CuMatrix<BaseFloat> inplace = Contig(in);
     c.DeleteMemo(c.Propagate(nullptr, inplace, &inplace));
     EXPECT_TRUE(inplace.ApproxEqual(ref, 1e-5)) << c.Type() << " in place";
   }
   // Backprop onto a non-zero in_deriv.
-  Matrix<BaseFloat> out_deriv = RandMat(num_rows, c.OutputDim(), rs);
-  Matrix<BaseFloat> empty;
-  const MatrixBase<BaseFloat> &iv = (props & kBackpropNeedsInput) ? in : empty;
-  const MatrixBase<BaseFloat> &ov = (props & kBackpropNeedsOutput) ? ref : empty;
+  CuMatrix<BaseFloat> out_deriv = RandMat(num_rows, c.OutputDim(), rs);
+  CuMatrix<BaseFloat> empty;
+  const CuMatrixBase<BaseFloat> &iv = (props & kBackpropNeedsInput) ? in : empty;
+  const CuMatrixBase<BaseFloat> &ov = (props & kBackpropNeedsOutput) ? ref : empty;
   // A fresh memo for each Backprop (kUsesMemo components).
   auto new_memo = [&]() {
-    Matrix<BaseFloat> tmp = NewMat(num_rows, c.OutputDim());
+    CuMatrix<BaseFloat> tmp = NewMat(num_rows, c.OutputDim());
     return c.Propagate(nullptr, in, &tmp);
   };
-  Matrix<BaseFloat> zero_start = NewMat(num_rows, c.InputDim());
+  CuMatrix<BaseFloat> zero_start = NewMat(num_rows, c.InputDim());
   void *memo = new_memo();
   c.Backprop("test", nullptr, iv, ov, out_deriv, memo, nullptr, &zero_start);
   c.DeleteMemo(memo);
-  Matrix<BaseFloat> deriv_init = RandMat(num_rows, c.InputDim(), rs);
-  Matrix<BaseFloat> deriv = Contig(deriv_init);
+  CuMatrix<BaseFloat> deriv_init = RandMat(num_rows, c.InputDim(), rs);
+  CuMatrix<BaseFloat> deriv = Contig(deriv_init);
   memo = new_memo();
   c.Backprop("test", nullptr, iv, ov, out_deriv, memo, nullptr, &deriv);
   c.DeleteMemo(memo);
-  Matrix<BaseFloat> expected_deriv(zero_start);
+  CuMatrix<BaseFloat> expected_deriv(zero_start);
   if (props & kBackpropAdds) expected_deriv.AddMat(1.0, deriv_init);
   EXPECT_TRUE(deriv.ApproxEqual(expected_deriv, 1e-5))
       << c.Type() << " backprop adds flag";
   if (props & kBackpropInPlace) {
     ASSERT_EQ(c.InputDim(), c.OutputDim());
-    Matrix<BaseFloat> d = Contig(out_deriv);
+    CuMatrix<BaseFloat> d = Contig(out_deriv);
     memo = new_memo();
     c.Backprop("test", nullptr, iv, ov, d, memo, nullptr, &d);
     c.DeleteMemo(memo);
