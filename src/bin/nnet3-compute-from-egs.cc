@@ -69,7 +69,9 @@ int Nnet3ComputeFromEgs(int argc, char *argv[]) {
       NnetComputer computer(compute_opts, *computation, nnet, nullptr);
       ProvideInputs(nnet, eg, &computer);
       computer.Run();
-      computer.GetOutputDestructive(output_name, &output);
+      CuMatrix<BaseFloat> cu_output;
+      computer.GetOutputDestructive(output_name, &cu_output);
+      cu_output.Swap(&output);
     } catch (const UserError &e) {
       NNET3_ERR << "Example " << key << ": " << e.message();
     }

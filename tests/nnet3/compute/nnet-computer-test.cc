@@ -42,14 +42,15 @@ const char *kAffineReluConfig =
     "component-node name=relu1 component=relu1 input=affine1\n"
     "output-node name=output input=relu1\n";
 
-Matrix<BaseFloat> RandMatrix(int32 rows, int32 cols, uint64 seed) {
+CuMatrix<BaseFloat> RandMatrix(int32 rows, int32 cols, uint64 seed) {
   RandomSource rs(seed);
-  Matrix<BaseFloat> m(rows, cols);
+  CuMatrix<BaseFloat> m(rows, cols);
   m.SetRandn(&rs);
   return m;
 }
 
-Mat ToMat(const MatrixBase<BaseFloat> &m) {
+Mat ToMat(const CuMatrixBase<BaseFloat> &cu) {
+  const MatrixBase<BaseFloat> &m = cu.Mat();
   Mat ans(m.NumRows(), std::vector<double>(m.NumCols()));
   for (int32 r = 0; r < m.NumRows(); r++)
     for (int32 c = 0; c < m.NumCols(); c++) ans[r][c] = m(r, c);
@@ -60,8 +61,9 @@ Mat Zeros(int32 rows, int32 cols) {
   return Mat(rows, std::vector<double>(cols, 0.0));
 }
 
-void ExpectMatNear(const MatrixBase<BaseFloat> &actual, const Mat &expected,
+void ExpectMatNear(const CuMatrixBase<BaseFloat> &cu_actual, const Mat &expected,
                    double tol = 1.0e-4) {
+  const MatrixBase<BaseFloat> &actual = cu_actual.Mat();
   ASSERT_EQ(actual.NumRows(), static_cast<int32>(expected.size()));
   for (int32 r = 0; r < actual.NumRows(); r++) {
     ASSERT_EQ(actual.NumCols(), static_cast<int32>(expected[r].size()));
@@ -192,13 +194,13 @@ struct NaiveResult {
   std::vector<double> new_bias; // b + lr * colsum(ad)
 };
 
-NaiveResult NaiveTraining(const Matrix<BaseFloat> &xm,
-                          const Matrix<BaseFloat> &dm,
+NaiveResult NaiveTraining(const CuMatrixBase<BaseFloat> &xm,
+                          const CuMatrixBase<BaseFloat> &dm,
                           const AffineComponent &affine) {
   Mat x = ToMat(xm), d = ToMat(dm);
   Mat w = ToMat(affine.LinearParams());
   std::vector<double> b(affine.BiasParams().Dim());
-  for (size_t i = 0; i < b.size(); i++) b[i] = affine.BiasParams()(i);
+  for (size_t i = 0; i < b.size(); i++) b[i] = affine.BiasParams().Vec()(i);
   double lr = affine.LearningRate();
   NaiveResult n;
   Mat &xp = n.xp;
@@ -289,14 +291,14 @@ void ExpectAffineParams(const AffineComponent &affine, const Mat &linear,
   ExpectMatNear(affine.LinearParams(), linear);
   ASSERT_EQ(affine.BiasParams().Dim(), static_cast<int32>(bias.size()));
   for (size_t i = 0; i < bias.size(); i++)
-    EXPECT_NEAR(affine.BiasParams()(i), bias[i], 1.0e-4 * (1 + std::fabs(bias[i])));
+    EXPECT_NEAR(affine.BiasParams().Vec()(i), bias[i], 1.0e-4 * (1 + std::fabs(bias[i])));
 }
 
 Mat AffineLinear(const Nnet &nnet) { return ToMat(GetAffine(nnet).LinearParams()); }
 std::vector<double> AffineBias(const Nnet &nnet) {
   const AffineComponent &a = GetAffine(nnet);
   std::vector<double> b(a.BiasParams().Dim());
-  for (size_t i = 0; i < b.size(); i++) b[i] = a.BiasParams()(i);
+  for (size_t i = 0; i < b.size(); i++) b[i] = a.BiasParams().Vec()(i);
   return b;
 }
 
@@ -305,7 +307,7 @@ TEST(NnetComputer, ForwardBackwardWithModelUpdateMatchesNaive) {
   Nnet delta(nnet);  // receives the update (and the statistics)
   TrainingComputation t;
   BuildTrainingComputation(nnet, kBackprop, true, &t);
-  Matrix<BaseFloat> x = RandMatrix(5, 4, 1), d = RandMatrix(6, 3, 2);
+  CuMatrix<BaseFloat> x = RandMatrix(5, 4, 1), d = RandMatrix(6, 3, 2);
   NaiveResult naive = NaiveTraining(x, d, GetAffine(nnet));
   // Both signs occur at the ReLU, so its backprop is exercised.
   int positive = 0;
@@ -317,7 +319,7 @@ TEST(NnetComputer, ForwardBackwardWithModelUpdateMatchesNaive) {
   std::vector<double> bias_before = AffineBias(nnet);
 
   NnetComputer computer(NnetComputeOptions(), t.computation, nnet, &delta);
-  Matrix<BaseFloat> input(x);
+  CuMatrix<BaseFloat> input(x);
   computer.AcceptInput("input", &input);
   EXPECT_EQ(input.NumRows(), 0);  // swapped in
   computer.Run();  // forward; stops where the output derivative is needed
@@ -331,7 +333,7 @@ TEST(NnetComputer, ForwardBackwardWithModelUpdateMatchesNaive) {
   // Running again without the derivative is an error naming the output.
   ExpectUserError([&]() { computer.Run(); },
                   {"derivative for output 'output'", "was not provided"});
-  Matrix<BaseFloat> deriv(d);
+  CuMatrix<BaseFloat> deriv(d);
   computer.AcceptOutputDeriv("output", &deriv);
   computer.Run();
   ExpectMatNear(computer.GetInputDeriv("input"), naive.ind);
@@ -347,7 +349,7 @@ TEST(NnetComputer, ForwardBackwardWithModelUpdateMatchesNaive) {
 
 TEST(NnetComputer, BackpropWithoutModelUpdate) {
   Nnet nnet = MakeNnet(kAffineReluConfig);
-  Matrix<BaseFloat> x = RandMatrix(5, 4, 3), d = RandMatrix(6, 3, 4);
+  CuMatrix<BaseFloat> x = RandMatrix(5, 4, 3), d = RandMatrix(6, 3, 4);
   NaiveResult naive = NaiveTraining(x, d, GetAffine(nnet));
   Mat linear_before = AffineLinear(nnet);
   std::vector<double> bias_before = AffineBias(nnet);
@@ -357,7 +359,7 @@ TEST(NnetComputer, BackpropWithoutModelUpdate) {
     TrainingComputation t;
     BuildTrainingComputation(nnet, kBackpropNoModelUpdate, false, &t);
     NnetComputer computer(NnetComputeOptions(), t.computation, nnet, nullptr);
-    Matrix<BaseFloat> input(x), deriv(d);
+    CuMatrix<BaseFloat> input(x), deriv(d);
     computer.AcceptInput("input", &input);
     computer.AcceptInput("output", &deriv);  // an output name: a derivative
     computer.Run();
@@ -376,7 +378,7 @@ TEST(NnetComputer, BackpropWithoutModelUpdate) {
         {"input", x}, {"output", d}};  // the output entry is skipped
     computer.AcceptInputs(nnet, io);
     computer.Run();
-    Matrix<BaseFloat> deriv(d);
+    CuMatrix<BaseFloat> deriv(d);
     computer.AcceptOutputDeriv("output", &deriv);
     computer.Run();
     ExpectMatNear(computer.GetInputDeriv("input"), naive.ind);
@@ -387,7 +389,7 @@ TEST(NnetComputer, BackpropWithoutModelUpdate) {
     TrainingComputation t;
     BuildTrainingComputation(nnet, kBackprop, true, &t);
     NnetComputer computer(NnetComputeOptions(), t.computation, nnet, nullptr);
-    Matrix<BaseFloat> input(x), deriv(d);
+    CuMatrix<BaseFloat> input(x), deriv(d);
     computer.AcceptInput("input", &input);
     computer.AcceptOutputDeriv("output", &deriv);
     ExpectUserError([&]() { computer.Run(); },
@@ -400,7 +402,7 @@ TEST(NnetComputer, StatsGoToTheNetworkItselfWithTheNonConstConstructor) {
   TrainingComputation t;
   BuildTrainingComputation(nnet, kBackpropNoModelUpdate, false, &t);
   NnetComputer computer(NnetComputeOptions(), t.computation, &nnet, nullptr);
-  Matrix<BaseFloat> input = RandMatrix(5, 4, 5);
+  CuMatrix<BaseFloat> input = RandMatrix(5, 4, 5);
   computer.AcceptInput("input", &input);
   computer.Run();
   EXPECT_EQ(GetRelu(nnet).Count(), 6.0);
@@ -410,12 +412,12 @@ TEST(NnetComputer, GetOutputDestructive) {
   Nnet nnet = MakeNnet(kAffineReluConfig);
   TrainingComputation t;
   BuildTrainingComputation(nnet, kBackpropNoModelUpdate, false, &t);
-  Matrix<BaseFloat> x = RandMatrix(5, 4, 6), d = RandMatrix(6, 3, 7);
+  CuMatrix<BaseFloat> x = RandMatrix(5, 4, 6), d = RandMatrix(6, 3, 7);
   NaiveResult naive = NaiveTraining(x, d, GetAffine(nnet));
   NnetComputer computer(NnetComputeOptions(), t.computation, nnet, nullptr);
   computer.AcceptInput("input", &x);
   computer.Run();
-  Matrix<BaseFloat> out(2, 2);
+  CuMatrix<BaseFloat> out(2, 2);
   computer.GetOutputDestructive("output", &out);
   ExpectMatNear(out, naive.r);
   ExpectUserError([&]() { computer.GetOutput("output"); }, {"'output'"});
@@ -449,20 +451,20 @@ TEST(NnetComputer, MissingInputsAreErrorsNamingTheNode) {
   }
   {
     NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-    Matrix<BaseFloat> x = RandMatrix(5, 4, 8);
+    CuMatrix<BaseFloat> x = RandMatrix(5, 4, 8);
     computer.AcceptInput("input", &x);
     ExpectUserError([&]() { computer.Run(); },
                     {"input 'ivector'", "not provided"});
   }
   {
     NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-    Matrix<BaseFloat> x = RandMatrix(5, 4, 8), v = RandMatrix(5, 2, 9);
+    CuMatrix<BaseFloat> x = RandMatrix(5, 4, 8), v = RandMatrix(5, 2, 9);
     computer.AcceptInput("input", &x);
     computer.AcceptInput("ivector", &v);
     computer.Run();
     EXPECT_EQ(computer.GetOutput("output").NumRows(), 5);
     // The computation never takes a derivative for the output.
-    Matrix<BaseFloat> deriv(5, 3);
+    CuMatrix<BaseFloat> deriv(5, 3);
     ExpectUserError([&]() { computer.AcceptOutputDeriv("output", &deriv); },
                     {"does not take", "derivative for output 'output'"});
     ExpectUserError([&]() { computer.GetOutput("nosuchnode"); },
@@ -479,18 +481,18 @@ TEST(NnetComputer, WrongInputShapeIsAnErrorNamingNodeAndShapes) {
   TrainingComputation t;
   BuildTrainingComputation(nnet, kBackpropNoModelUpdate, false, &t);
   NnetComputer computer(NnetComputeOptions(), t.computation, nnet, nullptr);
-  Matrix<BaseFloat> bad(4, 4);
+  CuMatrix<BaseFloat> bad(4, 4);
   ExpectUserError([&]() { computer.AcceptInput("input", &bad); },
                   {"input 'input'", "5 x 4", "4 x 4"});
   EXPECT_EQ(bad.NumRows(), 4);  // left alone
-  Matrix<BaseFloat> bad_deriv(6, 2);
+  CuMatrix<BaseFloat> bad_deriv(6, 2);
   ExpectUserError([&]() { computer.AcceptOutputDeriv("output", &bad_deriv); },
                   {"derivative for output 'output'", "6 x 3", "6 x 2"});
-  Matrix<BaseFloat> x(5, 4), x2(5, 4);
+  CuMatrix<BaseFloat> x(5, 4), x2(5, 4);
   computer.AcceptInput("input", &x);
   ExpectUserError([&]() { computer.AcceptInput("input", &x2); },
                   {"input 'input'", "twice"});
-  Matrix<BaseFloat> y(5, 4);
+  CuMatrix<BaseFloat> y(5, 4);
   ExpectUserError([&]() { computer.AcceptInput("nosuchnode", &y); },
                   {"'nosuchnode'"});
   ExpectUserError([&]() { computer.AcceptInput("affine1", &y); },
@@ -504,7 +506,7 @@ TEST(NnetComputer, UsingAnUnallocatedMatrixIsAnErrorNamingTheCommand) {
   c.commands.push_back(Cmd(kAcceptInput, in, nnet.GetNodeIndex("input")));
   c.commands.push_back(Cmd(kMatrixCopy, other, in));
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-  Matrix<BaseFloat> x(2, 4);
+  CuMatrix<BaseFloat> x(2, 4);
   computer.AcceptInput("input", &x);
   ExpectUserError([&]() { computer.Run(); },
                   {"c1", "kMatrixCopy", "not allocated"});
@@ -595,13 +597,13 @@ void BuildMemoSetup(int32 memo_index, MemoSetup *s) {
 TEST(NnetComputer, MemosArePassedToBackpropAndDeleted) {
   MemoSetup s;
   BuildMemoSetup(1, &s);
-  Matrix<BaseFloat> x = RandMatrix(2, 3, 10), d = RandMatrix(2, 3, 11);
+  CuMatrix<BaseFloat> x = RandMatrix(2, 3, 10), d = RandMatrix(2, 3, 11);
   double x_sum = x.Sum();
   g_memos_deleted = 0;
   g_backprop_memo_sum = 0.0;
   {
     NnetComputer computer(NnetComputeOptions(), s.computation, s.nnet, nullptr);
-    Matrix<BaseFloat> input(x), deriv(d);
+    CuMatrix<BaseFloat> input(x), deriv(d);
     computer.AcceptInput("input", &input);
     computer.Run();
     EXPECT_EQ(g_memos_deleted, 0);  // kept for the backprop
@@ -620,7 +622,7 @@ TEST(NnetComputer, MemosArePassedToBackpropAndDeleted) {
   g_memos_deleted = 0;
   {
     NnetComputer computer(NnetComputeOptions(), s.computation, s.nnet, nullptr);
-    Matrix<BaseFloat> input(x);
+    CuMatrix<BaseFloat> input(x);
     computer.AcceptInput("input", &input);
     computer.Run();
     EXPECT_EQ(g_memos_deleted, 0);
@@ -633,7 +635,7 @@ TEST(NnetComputer, MemoNotKeptIsDeletedAtOnce) {
   BuildMemoSetup(0, &s);
   g_memos_deleted = 0;
   NnetComputer computer(NnetComputeOptions(), s.computation, s.nnet, nullptr);
-  Matrix<BaseFloat> input = RandMatrix(2, 3, 12);
+  CuMatrix<BaseFloat> input = RandMatrix(2, 3, 12);
   computer.AcceptInput("input", &input);
   computer.Run();
   EXPECT_EQ(g_memos_deleted, 1);
@@ -656,9 +658,9 @@ TEST(NnetComputer, GotoLabelRerunsTheSegmentForEachNewInput) {
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
   Mat expected = Zeros(3, 4);
   for (int iter = 0; iter < 4; iter++) {
-    Matrix<BaseFloat> x = RandMatrix(3, 4, 20 + iter);
+    CuMatrix<BaseFloat> x = RandMatrix(3, 4, 20 + iter);
     for (int r = 0; r < 3; r++)
-      for (int j = 0; j < 4; j++) expected[r][j] += 0.5 * x(r, j);
+      for (int j = 0; j < 4; j++) expected[r][j] += 0.5 * x.Mat()(r, j);
     computer.AcceptInput("input", &x);
     computer.Run();
     ExpectMatNear(computer.GetOutput("output"), expected);
@@ -694,7 +696,7 @@ TEST(NnetComputer, SwapDeallocAndContiguousInputs) {
   c.commands.push_back(Cmd(kProvideOutput, b, output));
   c.commands.push_back(Cmd(kDeallocMatrix, in));
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-  Matrix<BaseFloat> x = RandMatrix(5, 3, 30);
+  CuMatrix<BaseFloat> x = RandMatrix(5, 3, 30);
   ASSERT_NE(x.Stride(), x.NumCols());
   Mat expected = ToMat(x);
   computer.AcceptInput("input", &x);
@@ -726,16 +728,16 @@ TEST(NnetComputer, CompressionStoresQuantizedValues) {
   c.commands.push_back(Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 4, 4), m8));
   c.commands.push_back(Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 8, 4), sign));
   c.commands.push_back(Cmd(kProvideOutput, out, output));
-  Matrix<BaseFloat> x = RandMatrix(4, 4, 40);
-  x(0, 0) = 3.0;    // saturates in the int8 copy
-  x(1, 1) = -2.5;
-  x(2, 2) = 0.0;
+  CuMatrix<BaseFloat> x = RandMatrix(4, 4, 40);
+  x.Mat()(0, 0) = 3.0;    // saturates in the int8 copy
+  x.Mat()(1, 1) = -2.5;
+  x.Mat()(2, 2) = 0.0;
   Mat expected = Zeros(4, 12);
   for (int r = 0; r < 4; r++)
     for (int j = 0; j < 4; j++) {
       // value = scale * round(x / scale), scale = range / max-integer,
       // with the division done as a multiplication by the float inverse.
-      float v = x(r, j);
+      float v = x.Mat()(r, j);
       float s16 = 4.0f / 32767.0f, s8 = 1.0f / 127.0f;
       float inv16 = static_cast<float>(1.0 / s16),
             inv8 = static_cast<float>(1.0 / s8);
@@ -749,8 +751,8 @@ TEST(NnetComputer, CompressionStoresQuantizedValues) {
   computer.AcceptInput("input", &x);
   computer.Run();
   ExpectMatNear(computer.GetOutput("output"), expected, 1.0e-5);
-  EXPECT_NEAR(computer.GetOutput("output")(0, 4), 1.0, 1.0e-6);
-  EXPECT_NEAR(computer.GetOutput("output")(1, 5), -128.0 / 127.0, 1.0e-6);
+  EXPECT_NEAR(computer.GetOutput("output").Mat()(0, 4), 1.0, 1.0e-6);
+  EXPECT_NEAR(computer.GetOutput("output").Mat()(1, 5), -128.0 / 127.0, 1.0e-6);
 }
 
 TEST(NnetComputer, CompressedMatrixCannotBeUsedUntilDecompressed) {
@@ -762,7 +764,7 @@ TEST(NnetComputer, CompressedMatrixCannotBeUsedUntilDecompressed) {
   c.commands.push_back(Cmd(kAllocMatrix, m));
   c.commands.push_back(Cmd(kMatrixCopy, m, in));
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-  Matrix<BaseFloat> x(2, 4);
+  CuMatrix<BaseFloat> x(2, 4);
   computer.AcceptInput("input", &x);
   ExpectUserError([&]() { computer.Run(); }, {"c3", "not allocated"});
 
@@ -771,7 +773,7 @@ TEST(NnetComputer, CompressedMatrixCannotBeUsedUntilDecompressed) {
   bad.commands.push_back(Cmd(kAcceptInput, in, nnet.GetNodeIndex("input")));
   bad.commands.push_back(Cmd(1.0, kCompressMatrix, in, 7, 1));
   NnetComputer computer2(NnetComputeOptions(), bad, nnet, nullptr);
-  Matrix<BaseFloat> y(2, 4);
+  CuMatrix<BaseFloat> y(2, 4);
   computer2.AcceptInput("input", &y);
   ExpectUserError([&]() { computer2.Run(); }, {"c1", "compression type 7"});
 }
@@ -797,7 +799,7 @@ TEST(NnetComputer, DebugModeLogsCommandsAndCatchesNonFiniteValues) {
     BuildTrainingComputation(nnet, kBackpropNoModelUpdate, false, &t);
     CaptureLog cap;
     NnetComputer computer(debug_opts, t.computation, nnet, nullptr);
-    Matrix<BaseFloat> x = RandMatrix(5, 4, 50);
+    CuMatrix<BaseFloat> x = RandMatrix(5, 4, 50);
     computer.AcceptInput("input", &x);
     computer.Run();
     bool saw_propagate = false, saw_accept = false;
@@ -819,7 +821,7 @@ TEST(NnetComputer, DebugModeLogsCommandsAndCatchesNonFiniteValues) {
   {
     CaptureLog cap;
     NnetComputer computer(debug_opts, c, nnet, nullptr);
-    Matrix<BaseFloat> x(2, 4);
+    CuMatrix<BaseFloat> x(2, 4);
     computer.AcceptInput("input", &x);
     ExpectUserError([&]() { computer.Run(); },
                     {"NaN or infinity", "c2", "kSetConst"});
@@ -828,8 +830,8 @@ TEST(NnetComputer, DebugModeLogsCommandsAndCatchesNonFiniteValues) {
     // NaN in the input is caught where it is accepted.
     CaptureLog cap;
     NnetComputer computer(debug_opts, c, nnet, nullptr);
-    Matrix<BaseFloat> x(2, 4);
-    x(1, 2) = std::numeric_limits<BaseFloat>::quiet_NaN();
+    CuMatrix<BaseFloat> x(2, 4);
+    x.Mat()(1, 2) = std::numeric_limits<BaseFloat>::quiet_NaN();
     computer.AcceptInput("input", &x);
     ExpectUserError([&]() { computer.Run(); },
                     {"NaN or infinity", "c0", "kAcceptInput"});
@@ -837,7 +839,7 @@ TEST(NnetComputer, DebugModeLogsCommandsAndCatchesNonFiniteValues) {
   {
     // Without debug the same computation runs.
     NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
-    Matrix<BaseFloat> x(2, 4);
+    CuMatrix<BaseFloat> x(2, 4);
     computer.AcceptInput("input", &x);
     computer.Run();
   }

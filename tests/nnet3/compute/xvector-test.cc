@@ -96,7 +96,8 @@ Nnet MakeNnet(const Variant &v, uint64 seed) {
     BatchNormComponent *bn =
         dynamic_cast<BatchNormComponent *>(nnet.GetComponent(c));
     if (bn == nullptr) continue;
-    Matrix<BaseFloat> x = RandomGaussMatrix(40, bn->InputDim(), &rs), y(40, bn->InputDim());
+    CuMatrix<BaseFloat> x(RandomGaussMatrix(40, bn->InputDim(), &rs)),
+        y(40, bn->InputDim());
     x.Add(0.7);
     void *memo = bn->Propagate(nullptr, x, &y);
     bn->StoreStats(x, y, memo);

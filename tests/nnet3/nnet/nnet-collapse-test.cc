@@ -36,11 +36,11 @@ Matrix<BaseFloat> EvalChain(const Nnet &nnet, const Matrix<BaseFloat> &input) {
     } else if (node.node_type == kComponent) {
       const Component *c = nnet.GetComponent(node.component_index);
       const Matrix<BaseFloat> &in = value[n - 1];
-      Matrix<BaseFloat> y(in.NumRows(), c->OutputDim(), kSetZero,
-                          kStrideEqualNumCols);
-      Matrix<BaseFloat> x(in, kNoTrans);
+      CuMatrix<BaseFloat> y(in.NumRows(), c->OutputDim(), kSetZero,
+                            kStrideEqualNumCols);
+      CuMatrix<BaseFloat> x(in, kNoTrans);
       c->DeleteMemo(c->Propagate(nullptr, x, &y));
-      value[n] = y;
+      value[n] = ToHost(y);
     }
   }
   return value[out];
@@ -65,7 +65,7 @@ void TrainBatchnorms(Nnet *nnet, RandomSource *rs) {
     BatchNormComponent *bn =
         dynamic_cast<BatchNormComponent *>(nnet->GetComponent(c));
     if (!bn) continue;
-    Matrix<BaseFloat> x(50, bn->InputDim()), y(50, bn->InputDim());
+    CuMatrix<BaseFloat> x(50, bn->InputDim()), y(50, bn->InputDim());
     x.SetRandn(rs);
     x.Add(1.5);
     void *memo = bn->Propagate(nullptr, x, &y);

@@ -77,6 +77,9 @@ std::vector<double> SingularValues(const MatrixBase<BaseFloat> &m) {
   ThinSvd(md, &s, &u, &vt);
   return std::vector<double>(s.Data(), s.Data() + s.Dim());
 }
+std::vector<double> SingularValues(const CuMatrixBase<BaseFloat> &m) {
+  return SingularValues(m.Mat());
+}
 
 double SqFrobeniusDiff(const MatrixBase<BaseFloat> &a,
                        const MatrixBase<BaseFloat> &b) {
@@ -87,6 +90,14 @@ double SqFrobeniusDiff(const MatrixBase<BaseFloat> &a,
       ans += d * d;
     }
   return ans;
+}
+double SqFrobeniusDiff(const CuMatrixBase<BaseFloat> &a,
+                       const CuMatrixBase<BaseFloat> &b) {
+  return SqFrobeniusDiff(a.Mat(), b.Mat());
+}
+double SqFrobeniusDiff(const CuMatrixBase<BaseFloat> &a,
+                       const MatrixBase<BaseFloat> &b) {
+  return SqFrobeniusDiff(a.Mat(), b);
 }
 
 // Output "output_name" for frames [0, num_frames) with input frames
@@ -140,7 +151,7 @@ TEST(ReduceRank, GivesTheBestRankRApproximation) {
     EXPECT_EQ(before->Type(), after->Type());
     const CuVector<BaseFloat> &b0 = before->BiasParams(), &b1 = after->BiasParams();
     ASSERT_EQ(b0.Dim(), b1.Dim());
-    for (int32 i = 0; i < b0.Dim(); i++) EXPECT_EQ(b0(i), b1(i)) << i;
+    for (int32 i = 0; i < b0.Dim(); i++) EXPECT_EQ(b0.Vec()(i), b1.Vec()(i)) << i;
     std::vector<double> s0 = SingularValues(before->LinearParams()),
                         s1 = SingularValues(after->LinearParams());
     ASSERT_EQ(s0.size(), s1.size());
@@ -158,7 +169,7 @@ TEST(ReduceRank, GivesTheBestRankRApproximation) {
     EXPECT_NEAR(diff, discarded, 1e-4 * discarded);
     // Any other rank-3 matrix is further away, e.g. W projected on the
     // first three coordinate axes of the input.
-    Matrix<BaseFloat> other(before->LinearParams());
+    Matrix<BaseFloat> other = ToHost(before->LinearParams());
     for (int32 i = 0; i < other.NumRows(); i++)
       for (int32 j = 3; j < other.NumCols(); j++) other(i, j) = 0.0;
     EXPECT_GT(SqFrobeniusDiff(before->LinearParams(), other), diff);
@@ -274,7 +285,7 @@ void SetRank(const std::string &name, int32 rank, Nnet *nnet) {
   y.SetRandn();
   w.AddMatMat(1.0, x, kNoTrans, y, kNoTrans, 0.0);
   CuVector<BaseFloat> bias(c->BiasParams());
-  c->SetParams(bias, w);
+  c->SetParams(bias, CuMatrix<BaseFloat>(w));
 }
 
 TEST(ApplySvd, SharedComponentAndLateInput) {
@@ -368,7 +379,7 @@ Nnet KnownSpectrumNnet() {
   const double s[8] = {3, 5, 1, 4, 1, 2, 1, 1};  // order does not matter
   for (int32 i = 0; i < 8; i++) w(i, (i * 3) % 10) = (i % 2 ? -1 : 1) * s[i];
   CuVector<BaseFloat> bias(big->BiasParams());
-  big->SetParams(bias, w);
+  big->SetParams(bias, CuMatrix<BaseFloat>(w));
   return nnet;
 }
 

@@ -147,6 +147,7 @@ Mat ToMat(const MatrixBase<BaseFloat> &m) {
     for (int32 c = 0; c < m.NumCols(); c++) ans[r][c] = m(r, c);
   return ans;
 }
+Mat ToMat(const CuMatrixBase<BaseFloat> &m) { return ToMat(m.Mat()); }
 
 const AffineComponent &Affine(const Nnet &nnet, const std::string &name) {
   const AffineComponent *a = dynamic_cast<const AffineComponent *>(
@@ -170,8 +171,8 @@ Oracle ComputeOracle(const Nnet &nnet, bool relu, const Mat &x,
   Mat w = ToMat(Affine(nnet, "affine").LinearParams()),
       v = ToMat(Affine(nnet, "final").LinearParams());
   std::vector<double> b, c;
-  for (int32 i = 0; i < 4; i++) b.push_back(Affine(nnet, "affine").BiasParams()(i));
-  for (int32 i = 0; i < 2; i++) c.push_back(Affine(nnet, "final").BiasParams()(i));
+  for (int32 i = 0; i < 4; i++) b.push_back(Affine(nnet, "affine").BiasParams().Vec()(i));
+  for (int32 i = 0; i < 2; i++) c.push_back(Affine(nnet, "final").BiasParams().Vec()(i));
   Oracle o;
   o.output.assign(2 * kNumT, std::vector<double>(2, 0.0));
   o.input_deriv.assign(2 * kNumT, std::vector<double>(3, 0.0));
@@ -246,6 +247,10 @@ void ExpectNear(const MatrixBase<BaseFloat> &got, const Mat &want,
       ASSERT_NEAR(got(r, c), want[r][c], 1e-4 * scale)
           << what << " (" << r << ", " << c << ")";
 }
+void ExpectNear(const CuMatrixBase<BaseFloat> &got, const Mat &want,
+                const std::string &what) {
+  ExpectNear(got.Mat(), want, what);
+}
 
 void ExpectOracle(const RunResult &run, const Oracle &o) {
   ExpectNear(run.results.outputs[0], o.output, "output");
@@ -258,11 +263,11 @@ void ExpectOracle(const RunResult &run, const Oracle &o) {
   Matrix<BaseFloat> got_b(4, 1), got_c(2, 1);
   for (int32 i = 0; i < 4; i++) {
     gb[i][0] = o.grad_b[i];
-    got_b(i, 0) = Affine(run.delta, "affine").BiasParams()(i);
+    got_b(i, 0) = Affine(run.delta, "affine").BiasParams().Vec()(i);
   }
   for (int32 i = 0; i < 2; i++) {
     gc[i][0] = o.grad_c[i];
-    got_c(i, 0) = Affine(run.delta, "final").BiasParams()(i);
+    got_c(i, 0) = Affine(run.delta, "final").BiasParams().Vec()(i);
   }
   ExpectNear(got_b, gb, "affine bias gradient");
   ExpectNear(got_c, gc, "final bias gradient");

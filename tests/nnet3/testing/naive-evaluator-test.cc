@@ -35,11 +35,11 @@ const AffineComponent &Affine(const Nnet &nnet, const std::string &name) {
 // W * x + b for one frame.
 std::vector<double> ApplyAffine(const AffineComponent &a,
                                 const std::vector<double> &x) {
-  const Matrix<BaseFloat> &w = a.LinearParams();
+  const MatrixBase<BaseFloat> &w = a.LinearParams().Mat();
   EXPECT_EQ(static_cast<int32>(x.size()), w.NumCols());
   std::vector<double> y(w.NumRows());
   for (int32 i = 0; i < w.NumRows(); i++) {
-    double sum = a.BiasParams()(i);
+    double sum = a.BiasParams().Vec()(i);
     for (int32 j = 0; j < w.NumCols(); j++) sum += w(i, j) * x[j];
     y[i] = sum;
   }

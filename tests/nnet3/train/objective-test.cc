@@ -17,6 +17,10 @@ Matrix<BaseFloat> Mat(int32 rows, int32 cols, std::vector<float> v) {
   return m;
 }
 
+CuMatrix<BaseFloat> CuMat(int32 rows, int32 cols, std::vector<float> v) {
+  return CuMatrix<BaseFloat>(Mat(rows, cols, v));
+}
+
 SparseMatrix<BaseFloat> Sparse(int32 dim, const Posterior &post) {
   return SparseMatrix<BaseFloat>(dim, post);
 }
@@ -24,22 +28,22 @@ SparseMatrix<BaseFloat> Sparse(int32 dim, const Posterior &post) {
 TEST(ObjectiveTest, LinearSparse) {
   // output rows: log-probabilities; supervision: row 0 -> class 1 (w 1),
   // row 1 -> class 0 (0.5) and class 2 (0.25).
-  Matrix<BaseFloat> out = Mat(2, 3, {-1, -2, -3, -4, -5, -6});
+  CuMatrix<BaseFloat> out = CuMat(2, 3, {-1, -2, -3, -4, -5, -6});
   Posterior post = {{{1, 1.0}}, {{0, 0.5}, {2, 0.25}}};
   GeneralMatrix sup(Sparse(3, post));
   BaseFloat w, objf;
-  Matrix<BaseFloat> deriv;
+  CuMatrix<BaseFloat> deriv;
   ComputeObjective(sup, kLinear, "output", out, &w, &objf, &deriv);
   EXPECT_FLOAT_EQ(w, 1.75);
   EXPECT_FLOAT_EQ(objf, -2.0 + 0.5 * -4 + 0.25 * -6);  // -5.5
-  EXPECT_FLOAT_EQ(deriv(0, 1), 1.0);
-  EXPECT_FLOAT_EQ(deriv(1, 0), 0.5);
-  EXPECT_FLOAT_EQ(deriv(1, 2), 0.25);
-  EXPECT_FLOAT_EQ(deriv(0, 0), 0.0);
+  EXPECT_FLOAT_EQ(deriv.Mat()(0, 1), 1.0);
+  EXPECT_FLOAT_EQ(deriv.Mat()(1, 0), 0.5);
+  EXPECT_FLOAT_EQ(deriv.Mat()(1, 2), 0.25);
+  EXPECT_FLOAT_EQ(deriv.Mat()(0, 0), 0.0);
 }
 
 TEST(ObjectiveTest, LinearFullAndCompressedAgree) {
-  Matrix<BaseFloat> out = Mat(2, 2, {1, 2, 3, 4});
+  CuMatrix<BaseFloat> out = CuMat(2, 2, {1, 2, 3, 4});
   Matrix<BaseFloat> t = Mat(2, 2, {0.5, 0.5, 0, 1});
   BaseFloat w, objf;
   ComputeObjective(GeneralMatrix(t), kLinear, "output", out, &w, &objf,
@@ -55,22 +59,22 @@ TEST(ObjectiveTest, LinearFullAndCompressedAgree) {
 }
 
 TEST(ObjectiveTest, Quadratic) {
-  Matrix<BaseFloat> out = Mat(2, 2, {1, 2, 3, 4});
+  CuMatrix<BaseFloat> out = CuMat(2, 2, {1, 2, 3, 4});
   Matrix<BaseFloat> t = Mat(2, 2, {1, 0, 0, 4});
   BaseFloat w, objf;
-  Matrix<BaseFloat> deriv;
+  CuMatrix<BaseFloat> deriv;
   ComputeObjective(GeneralMatrix(t), kQuadratic, "output", out, &w, &objf,
                    &deriv);
   EXPECT_FLOAT_EQ(w, 2.0);  // rows
   EXPECT_FLOAT_EQ(objf, -0.5 * (4.0 + 9.0));
   // d/dy of -0.5 ||t - y||^2 is t - y.
-  EXPECT_FLOAT_EQ(deriv(0, 1), -2.0);
-  EXPECT_FLOAT_EQ(deriv(1, 0), -3.0);
-  EXPECT_FLOAT_EQ(deriv(1, 1), 0.0);
+  EXPECT_FLOAT_EQ(deriv.Mat()(0, 1), -2.0);
+  EXPECT_FLOAT_EQ(deriv.Mat()(1, 0), -3.0);
+  EXPECT_FLOAT_EQ(deriv.Mat()(1, 1), 0.0);
 }
 
 TEST(ObjectiveTest, DimensionMismatchNamesOutput) {
-  Matrix<BaseFloat> out(2, 3);
+  CuMatrix<BaseFloat> out(2, 3);
   Matrix<BaseFloat> t(2, 4);
   BaseFloat w, objf;
   try {
@@ -88,7 +92,7 @@ TEST(AccuracyTest, FirstMaximumWinsTies) {
   // Row 0: output max at 2, reference 2 -> correct (weight 1).
   // Row 1: output tie between 0 and 1 -> 0; reference 1 -> wrong (w 2).
   // Row 2: reference with tie 0/2 in a full row -> 0; output 0 -> correct.
-  Matrix<BaseFloat> out = Mat(3, 3, {0, 1, 5, 3, 3, 1, 9, 0, 0});
+  CuMatrix<BaseFloat> out = CuMat(3, 3, {0, 1, 5, 3, 3, 1, 9, 0, 0});
   Matrix<BaseFloat> ref = Mat(3, 3, {0, 0, 1, 0, 2, 0, 0.5, 0, 0.5});
   BaseFloat w, acc;
   Vector<BaseFloat> wv(3), av(3);

@@ -52,11 +52,14 @@ double GramError(const MatrixBase<BaseFloat> &m, double target) {
     }
   return worst;
 }
+double GramError(const CuMatrixBase<BaseFloat> &m, double target) {
+  return GramError(m.Mat(), target);
+}
 
 TEST(Orthonormal, FixedScaleConvergesToScaledIdentity) {
   RandomSource rng(1);
   for (double scale : {1.0, 2.0, 0.5}) {
-    Matrix<BaseFloat> m = NearSemiOrthogonal(6, 15, scale, 0.03 * scale, &rng);
+    CuMatrix<BaseFloat> m(NearSemiOrthogonal(6, 15, scale, 0.03 * scale, &rng));
     double before = GramError(m, scale * scale);
     ASSERT_GT(before, 1e-3);
     double previous = before;
@@ -72,8 +75,10 @@ TEST(Orthonormal, FixedScaleConvergesToScaledIdentity) {
 
 TEST(Orthonormal, FloatingScaleMakesRowsOrthogonalWithEqualNorms) {
   RandomSource rng(2);
-  Matrix<BaseFloat> m = NearSemiOrthogonal(5, 9, 1.7, 0.05, &rng);
-  for (int32 step = 0; step < 15; step++) ConstrainOrthonormalInternal(-1, &m);
+  CuMatrix<BaseFloat> cu_m(NearSemiOrthogonal(5, 9, 1.7, 0.05, &rng));
+  for (int32 step = 0; step < 15; step++)
+    ConstrainOrthonormalInternal(-1, &cu_m);
+  const MatrixBase<BaseFloat> &m = cu_m.Mat();
   double mean_sq = 0;
   for (int32 i = 0; i < m.NumRows(); i++) {
     double norm = 0;
@@ -103,16 +108,16 @@ TEST(Orthonormal, NnetComponentsTallParamsAndUnconstrained) {
   Matrix<BaseFloat> tall(12, 5);
   tall.CopyFromMat(NearSemiOrthogonal(5, 12, 1.0, 0.03, &rng), kTrans);
   lin->Params().CopyFromMat(tall);
-  Matrix<BaseFloat> aff_before(aff->LinearParams());
+  Matrix<BaseFloat> aff_before = ToHost(aff->LinearParams());
   Srand(5);
   for (int32 call = 0; call < 100; call++) ConstrainOrthonormal(&nnet);
   Matrix<BaseFloat> cols(5, 12);
-  cols.CopyFromMat(lin->Params(), kTrans);
+  lin->Params().CopyToMat(&cols, kTrans);
   EXPECT_LT(GramError(cols, 1.0), 1e-4);
   EXPECT_GT(GramError(tall, 1.0), 1e-3);  // it did have to change
   for (int32 i = 0; i < aff_before.NumRows(); i++)
     for (int32 j = 0; j < aff_before.NumCols(); j++)
-      ASSERT_EQ(aff->LinearParams()(i, j), aff_before(i, j));
+      ASSERT_EQ(aff->LinearParams().Mat()(i, j), aff_before(i, j));
 }
 
 TEST(Orthonormal, TdnnComponentLinearParams) {
@@ -132,7 +137,7 @@ TEST(Orthonormal, TdnnComponentLinearParams) {
   tdnn->LinearParams().CopyFromMat(start);
   Srand(11);
   for (int32 call = 0; call < 100; call++) ConstrainOrthonormal(&nnet);
-  const Matrix<BaseFloat> &m = tdnn->LinearParams();
+  const MatrixBase<BaseFloat> &m = tdnn->LinearParams().Mat();
   double mean_sq = 0;
   for (int32 i = 0; i < 6; i++)
     for (int32 j = 0; j < 8; j++) mean_sq += double(m(i, j)) * m(i, j) / 6;
