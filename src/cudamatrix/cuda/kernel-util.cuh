@@ -22,6 +22,21 @@ namespace nnet3 {
 namespace cuda {
 namespace internal {
 
+// Math functions by precision (float calls the f-suffixed CUDA versions;
+// no fast-math approximations are used).
+__device__ inline float Exp(float x) { return expf(x); }
+__device__ inline double Exp(double x) { return exp(x); }
+__device__ inline float Log(float x) { return logf(x); }
+__device__ inline double Log(double x) { return log(x); }
+__device__ inline float Pow(float x, float y) { return powf(x, y); }
+__device__ inline double Pow(double x, double y) { return pow(x, y); }
+__device__ inline float Sqrt(float x) { return sqrtf(x); }
+__device__ inline double Sqrt(double x) { return sqrt(x); }
+__device__ inline float Tanh(float x) { return tanhf(x); }
+__device__ inline double Tanh(double x) { return tanh(x); }
+__device__ inline float Abs(float x) { return fabsf(x); }
+__device__ inline double Abs(double x) { return fabs(x); }
+
 constexpr int kBlockCols = 32;
 constexpr int kBlockRows = 8;
 constexpr int kMaxGridY = 65535;
