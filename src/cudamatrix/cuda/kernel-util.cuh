@@ -45,9 +45,10 @@ template <typename F>
 __global__ void ForEachElementKernel(int32 rows, int32 cols, F f) {
   int32 c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= cols) return;
-  for (int32 r = blockIdx.y * blockDim.y + threadIdx.y; r < rows;
+  // 64-bit so that the last step cannot overflow near INT32_MAX rows.
+  for (int64 r = blockIdx.y * blockDim.y + threadIdx.y; r < rows;
        r += gridDim.y * blockDim.y)
-    f(r, c);
+    f(static_cast<int32>(r), c);
 }
 
 template <typename F>
@@ -63,9 +64,9 @@ void ForEachElement(int32 rows, int32 cols, F f) {
 // Calls f(i) for i in [0, n).
 template <typename F>
 __global__ void ForEachIndexKernel(int32 n, F f) {
-  for (int32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+  for (int64 i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += gridDim.x * blockDim.x)
-    f(i);
+    f(static_cast<int32>(i));
 }
 
 template <typename F>
