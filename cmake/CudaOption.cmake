@@ -19,8 +19,36 @@ if(NOT NNET3_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      # Hopper (H100/H200) natively, plus PTX for forward compatibility.
-      set(CMAKE_CUDA_ARCHITECTURES 90)
+      # Native code for every GPU generation from Volta (sm_70) to Hopper
+      # (sm_90), plus PTX of the newest of them so that later GPUs (Blackwell
+      # and on) JIT-compile it. The list is asked of this nvcc rather than
+      # written down because toolkits drop old architectures (CUDA 13 has no
+      # sm_70 or sm_72) and naming a dropped one fails the build.
+      execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-code
+                      OUTPUT_VARIABLE _nnet3_gpu_codes
+                      RESULT_VARIABLE _nnet3_gpu_codes_rc
+                      ERROR_QUIET)
+      set(_nnet3_archs)
+      if(_nnet3_gpu_codes_rc EQUAL 0)
+        string(REGEX MATCHALL "sm_[0-9]+" _nnet3_sms "${_nnet3_gpu_codes}")
+        foreach(_sm IN LISTS _nnet3_sms)
+          string(REPLACE "sm_" "" _n "${_sm}")
+          if(_n GREATER_EQUAL 70 AND _n LESS_EQUAL 90)
+            list(APPEND _nnet3_archs ${_n})
+          endif()
+        endforeach()
+        list(REMOVE_DUPLICATES _nnet3_archs)
+        list(SORT _nnet3_archs COMPARE NATURAL)
+      endif()
+      if(NOT _nnet3_archs)
+        set(_nnet3_archs 90)  # an nvcc too old to list its targets
+      endif()
+      list(POP_BACK _nnet3_archs _nnet3_newest)
+      list(TRANSFORM _nnet3_archs APPEND "-real")
+      list(APPEND _nnet3_archs ${_nnet3_newest})  # SASS + PTX
+      set(CMAKE_CUDA_ARCHITECTURES "${_nnet3_archs}" CACHE STRING
+          "CUDA architectures (default: this nvcc's sm_70..sm_90, PTX of the newest)")
+      message(STATUS "nnet3: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}")
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)

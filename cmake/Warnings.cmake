@@ -7,3 +7,14 @@ if(NNET3_WERROR)
   list(APPEND NNET3_WARNING_FLAGS -Werror)
 endif()
 add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${NNET3_WARNING_FLAGS}>")
+
+# CUDA: the same flags for the host compiler behind nvcc, and nvcc's own
+# warnings (device code, cross-execution-space calls) as errors too.
+set(NNET3_CUDA_WARNING_FLAGS)
+foreach(_flag IN LISTS NNET3_WARNING_FLAGS)
+  list(APPEND NNET3_CUDA_WARNING_FLAGS "-Xcompiler=${_flag}")
+endforeach()
+if(NNET3_WERROR)
+  list(APPEND NNET3_CUDA_WARNING_FLAGS "--Werror=all-warnings")
+endif()
+add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:${NNET3_CUDA_WARNING_FLAGS}>")
