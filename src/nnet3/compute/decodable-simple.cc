@@ -12,31 +12,26 @@ namespace nnet3 {
 
 void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
   opts->Register("extra-left-context", &extra_left_context,
-                 "Number of frames of additional left-context to add on top "
-                 "of the neural net's inherent left context (may be useful in "
-                 "recurrent setups)");
+                 "Left context frames given to each chunk beyond what the "
+                 "network itself needs (for recurrent networks)");
   opts->Register("extra-right-context", &extra_right_context,
-                 "Number of frames of additional right-context to add on top "
-                 "of the neural net's inherent right context (may be useful "
-                 "in recurrent setups)");
+                 "Right context frames given to each chunk beyond what the "
+                 "network itself needs (for recurrent networks)");
   opts->Register("extra-left-context-initial", &extra_left_context_initial,
-                 "If >= 0, overrides the --extra-left-context value at the "
-                 "start of an utterance");
+                 "Extra left context of an utterance's first chunk; -1 means "
+                 "--extra-left-context");
   opts->Register("extra-right-context-final", &extra_right_context_final,
-                 "If >= 0, overrides the --extra-right-context value at the "
-                 "end of an utterance");
+                 "Extra right context of an utterance's last chunk; -1 means "
+                 "--extra-right-context");
   opts->Register("frame-subsampling-factor", &frame_subsampling_factor,
-                 "Required if the frame-rate of the output (e.g. in 'chain' "
-                 "models) is less than the frame-rate of the original "
-                 "alignment");
+                 "Input frames per output frame, for networks whose output "
+                 "runs at a lower rate than their input ('chain' models: 3)");
   opts->Register("acoustic-scale", &acoustic_scale,
-                 "Scaling factor for acoustic log-likelihoods (caution: is a "
-                 "no-op if set in the program nnet3-compute)");
+                 "Multiplies the output (acoustic log-likelihoods); "
+                 "nnet3-compute sets it to 1 unless given");
   opts->Register("frames-per-chunk", &frames_per_chunk,
-                 "Number of frames in each chunk that is separately "
-                 "evaluated by the neural net.  Measured before any "
-                 "subsampling, if the --frame-subsampling-factor options is "
-                 "used (i.e. counts input frames)");
+                 "Input frames per chunk computed in one go (counted before "
+                 "any --frame-subsampling-factor)");
   opts->Register("large-chunk-size", &large_chunk_size,
                  "For networks whose outputs cannot depend on the chunking "
                  "(no recurrence, IfDefined or Failover, only simple "
@@ -45,8 +40,8 @@ void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
                  "the outputs are the same and bigger chunks are faster. 0 "
                  "disables this.");
   opts->Register("debug-computation", &debug_computation,
-                 "If true, turn on debug for the actual computation (very "
-                 "verbose!)");
+                 "Log every command of the computation as it runs (a lot of "
+                 "output)");
   ParseOptions optimization_opts("optimization", opts);
   optimize_config.Register(&optimization_opts);
   ParseOptions compiler_opts("compiler", opts);

@@ -14,42 +14,31 @@ namespace nnet3 {
 
 void NnetTrainerOptions::Register(OptionsItf *opts) {
   opts->Register("store-component-stats", &store_component_stats,
-                 "If true, store activations and derivatives for nonlinear "
-                 "components during training.");
+                 "Accumulate the value and derivative statistics of "
+                 "nonlinear components while training");
   opts->Register("zero-component-stats", &zero_component_stats,
-                 "If both this and --store-component-stats are true, then "
-                 "the component stats are zeroed before training.");
+                 "With --store-component-stats, start those statistics from "
+                 "zero");
   opts->Register("print-interval", &print_interval,
-                 "Interval (measured in minibatches) after which we print "
-                 "out objective function during training");
+                 "Log the average objective every this many minibatches");
   opts->Register("debug-computation", &debug_computation,
-                 "If true, turn on debug for the actual computation (very "
-                 "verbose!)");
+                 "Log every command of the computation as it runs (a lot of "
+                 "output)");
   opts->Register("momentum", &momentum,
-                 "Momentum constant to apply during training (help stabilize "
-                 "update).  e.g. 0.9.  Note: we automatically multiply the "
-                 "learning rate by (1-momentum) so that the 'effective' "
-                 "learning rate is the same as before (because momentum "
-                 "would normally increase the effective learning rate by "
-                 "1/(1-momentum))");
+                 "Momentum of the parameter updates, e.g. 0.9; the learning "
+                 "rate is scaled by (1 - momentum) so that the long-run step "
+                 "size stays that of the learning rate");
   opts->Register("l2-regularize-factor", &l2_regularize_factor,
-                 "Factor that affects the strength of l2 regularization on "
-                 "model parameters.  The primary way to specify this type "
-                 "of l2 regularization is via the 'l2-regularize' "
-                 "configuration value at the config-file level.  "
-                 "--l2-regularize-factor will be multiplied by the "
-                 "component-level l2-regularize values and can be used to "
-                 "correct for effects related to parallelization by model "
-                 "averaging.");
+                 "Multiplies each component's l2-regularize (set in the "
+                 "network config); scripts lower it when several jobs are "
+                 "averaged");
   opts->Register("batchnorm-stats-scale", &batchnorm_stats_scale,
-                 "Factor by which we scale down the accumulated stats of "
-                 "batchnorm layers after processing each minibatch.  Ensure "
-                 "that the final model we write out has batchnorm stats "
-                 "that are fairly fresh.");
+                 "BatchNorm statistics are multiplied by this after each "
+                 "minibatch, so the written model's statistics are recent");
   opts->Register("max-param-change", &max_param_change,
-                 "The maximum change in parameters allowed per minibatch, "
-                 "measured in Euclidean norm over the entire model (change "
-                 "will be clipped to this value); 0 means no limit");
+                 "Largest Euclidean norm of one minibatch's change to the "
+                 "whole model; bigger changes are scaled down to it (0: no "
+                 "limit)");
   opts->Register("read-cache", &read_cache,
                  "The location from which to read the cached computation.");
   opts->Register("write-cache", &write_cache,
