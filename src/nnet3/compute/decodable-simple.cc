@@ -11,6 +11,17 @@
 namespace nnet3 {
 
 void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
+  RegisterChunkOptions(opts);
+  opts->Register("large-chunk-size", &large_chunk_size,
+                 "For networks whose outputs cannot depend on the chunking "
+                 "(no recurrence, IfDefined or Failover, only simple "
+                 "components; not with --online-ivectors), compute in chunks "
+                 "of up to this many frames instead of --frames-per-chunk: "
+                 "the outputs are the same and bigger chunks are faster. 0 "
+                 "disables this.");
+}
+
+void NnetSimpleComputationOptions::RegisterChunkOptions(OptionsItf *opts) {
   opts->Register("extra-left-context", &extra_left_context,
                  "Left context frames given to each chunk beyond what the "
                  "network itself needs (for recurrent networks)");
@@ -32,13 +43,6 @@ void NnetSimpleComputationOptions::Register(OptionsItf *opts) {
   opts->Register("frames-per-chunk", &frames_per_chunk,
                  "Input frames per chunk computed in one go (counted before "
                  "any --frame-subsampling-factor)");
-  opts->Register("large-chunk-size", &large_chunk_size,
-                 "For networks whose outputs cannot depend on the chunking "
-                 "(no recurrence, IfDefined or Failover, only simple "
-                 "components; not with --online-ivectors), compute in chunks "
-                 "of up to this many frames instead of --frames-per-chunk: "
-                 "the outputs are the same and bigger chunks are faster. 0 "
-                 "disables this.");
   opts->Register("debug-computation", &debug_computation,
                  "Log every command of the computation as it runs (a lot of "
                  "output)");
@@ -80,6 +84,71 @@ void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
     opts->large_chunk_size = n * ((opts->large_chunk_size + n - 1) / n);
 }
 
+void GetChunkContext(const NnetSimpleComputationOptions &opts,
+                     int32 nnet_left_context, int32 nnet_right_context,
+                     bool is_first, bool is_last, int32 *left_context,
+                     int32 *right_context) {
+  int32 extra_left = opts.extra_left_context,
+        extra_right = opts.extra_right_context;
+  if (is_first && opts.extra_left_context_initial >= 0)
+    extra_left = opts.extra_left_context_initial;
+  if (is_last && opts.extra_right_context_final >= 0)
+    extra_right = opts.extra_right_context_final;
+  *left_context = nnet_left_context + extra_left;
+  *right_context = nnet_right_context + extra_right;
+}
+
+void CopyFramesClamped(const MatrixBase<BaseFloat> &feats, int32 first_frame,
+                       MatrixBase<BaseFloat> *dest) {
+  int32 total = feats.NumRows();
+  NNET3_ASSERT(total > 0 && feats.NumCols() == dest->NumCols());
+  int32 num = dest->NumRows();
+  // The rows inside the utterance in one block copy, the rest one by one.
+  int32 begin = std::min(std::max(first_frame, 0), total),
+        end = std::max(std::min(first_frame + num, total), begin);
+  if (end > begin)
+    SubMatrix<BaseFloat>(*dest, begin - first_frame, end - begin, 0,
+                         dest->NumCols())
+        .CopyFromMat(SubMatrix<BaseFloat>(feats, begin, end - begin, 0,
+                                          feats.NumCols()));
+  for (int32 i = 0; i < num; i++) {
+    int32 t = first_frame + i;
+    if (t >= begin && t < end) continue;
+    dest->Row(i).CopyFromVec(feats.Row(std::min(std::max(t, 0), total - 1)));
+  }
+}
+
+void CheckSimpleNnetInputDims(const Nnet &nnet, int32 feature_dim,
+                              int32 ivector_dim) {
+  int32 nnet_input_dim = nnet.InputDim("input"),
+        nnet_ivector_dim = std::max<int32>(0, nnet.InputDim("ivector"));
+  if (feature_dim != nnet_input_dim)
+    NNET3_ERR << "Neural net expects 'input' features with dimension "
+              << nnet_input_dim << " but you provided " << feature_dim;
+  if (ivector_dim != nnet_ivector_dim)
+    NNET3_ERR << "Neural net expects 'ivector' features with dimension "
+              << nnet_ivector_dim << " but you provided " << ivector_dim;
+}
+
+void ComputeLogPriors(const VectorBase<BaseFloat> &priors, int32 output_dim,
+                      CuVector<BaseFloat> *log_priors) {
+  log_priors->Resize(0);
+  if (priors.Dim() == 0) return;
+  if (priors.Dim() != output_dim)
+    NNET3_ERR << "The priors have dimension " << priors.Dim()
+              << " but the network's output has dimension " << output_dim;
+  log_priors->Resize(priors.Dim(), kUndefined);
+  log_priors->CopyFromVec(priors);
+  log_priors->ApplyLog();
+}
+
+void ApplyLogPriorsAndScale(const CuVector<BaseFloat> &log_priors,
+                            BaseFloat acoustic_scale,
+                            CuMatrixBase<BaseFloat> *output) {
+  if (log_priors.Dim() != 0) output->AddVecToRows(-1.0, log_priors);
+  output->Scale(acoustic_scale);
+}
+
 DecodableNnetSimple::DecodableNnetSimple(
     const NnetSimpleComputationOptions &opts, const Nnet &nnet,
     const Vector<BaseFloat> &priors, const MatrixBase<BaseFloat> &feats,
@@ -96,13 +165,7 @@ DecodableNnetSimple::DecodableNnetSimple(
   output_dim_ = nnet_.OutputDim("output");
   if (output_dim_ < 0)
     NNET3_ERR << "The network has no output node named 'output'";
-  if (priors.Dim() != 0) {
-    if (priors.Dim() != output_dim_)
-      NNET3_ERR << "The priors have dimension " << priors.Dim()
-                << " but the network's output has dimension " << output_dim_;
-    log_priors_ = priors;
-    log_priors_.ApplyLog();
-  }
+  ComputeLogPriors(priors, output_dim_, &log_priors_);
   compiler_->GetSimpleNnetContext(&nnet_left_context_, &nnet_right_context_);
   // Online iVectors change from chunk to chunk, so they tie the outputs to
   // the chunking.
@@ -151,19 +214,12 @@ void DecodableNnetSimple::GetCurrentIvector(int32 output_t_start,
 void DecodableNnetSimple::EnsureFrameIsComputed(int32 subsampled_frame) {
   NNET3_ASSERT(subsampled_frame >= 0 &&
                subsampled_frame < num_subsampled_frames_);
-  int32 feature_dim = feats_.NumCols(),
-        nnet_input_dim = nnet_.InputDim("input"),
-        nnet_ivector_dim = std::max<int32>(0, nnet_.InputDim("ivector"));
+  int32 feature_dim = feats_.NumCols();
   int32 ivector_dim = ivector_ != nullptr ? ivector_->Dim()
                       : online_ivectors_ != nullptr
                           ? online_ivectors_->NumCols()
                           : 0;
-  if (feature_dim != nnet_input_dim)
-    NNET3_ERR << "Neural net expects 'input' features with dimension "
-              << nnet_input_dim << " but you provided " << feature_dim;
-  if (ivector_dim != nnet_ivector_dim)
-    NNET3_ERR << "Neural net expects 'ivector' features with dimension "
-              << nnet_ivector_dim << " but you provided " << ivector_dim;
+  CheckSimpleNnetInputDims(nnet_, feature_dim, ivector_dim);
 
   int32 f = opts_.frame_subsampling_factor;
   int32 subsampled_per_chunk =
@@ -181,16 +237,12 @@ void DecodableNnetSimple::EnsureFrameIsComputed(int32 subsampled_frame) {
   }
   int32 last = start + num - 1;
   int32 first_output_frame = start * f, last_output_frame = last * f;
-  int32 extra_left = opts_.extra_left_context,
-        extra_right = opts_.extra_right_context;
-  if (first_output_frame == 0 && opts_.extra_left_context_initial >= 0)
-    extra_left = opts_.extra_left_context_initial;
-  if (is_final && opts_.extra_right_context_final >= 0)
-    extra_right = opts_.extra_right_context_final;
-  int32 first_input_frame =
-      first_output_frame - nnet_left_context_ - extra_left;
-  int32 last_input_frame =
-      last_output_frame + nnet_right_context_ + extra_right;
+  int32 left_context, right_context;
+  GetChunkContext(opts_, nnet_left_context_, nnet_right_context_,
+                  first_output_frame == 0, is_final, &left_context,
+                  &right_context);
+  int32 first_input_frame = first_output_frame - left_context;
+  int32 last_input_frame = last_output_frame + right_context;
   int32 num_input_frames = last_input_frame + 1 - first_input_frame;
 
   Vector<BaseFloat> ivector;
@@ -205,10 +257,7 @@ void DecodableNnetSimple::EnsureFrameIsComputed(int32 subsampled_frame) {
   } else {
     // Pad by repeating the first and last frames.
     Matrix<BaseFloat> block(num_input_frames, feature_dim, kUndefined);
-    for (int32 i = 0; i < num_input_frames; i++) {
-      int32 t = std::min(std::max(i + first_input_frame, 0), total - 1);
-      block.Row(i).CopyFromVec(feats_.Row(t));
-    }
+    CopyFramesClamped(feats_, first_input_frame, &block);
     DoNnetComputation(first_input_frame, block, ivector, first_output_frame,
                       num);
   }
@@ -252,8 +301,7 @@ void DecodableNnetSimple::DoNnetComputation(
   computer.Run();
   CuMatrix<BaseFloat> out;
   computer.GetOutputDestructive("output", &out);
-  if (log_priors_.Dim() != 0) out.AddVecToRows(-1.0, log_priors_);
-  out.Scale(opts_.acoustic_scale);
+  ApplyLogPriorsAndScale(log_priors_, opts_.acoustic_scale, &out);
   out.Swap(&current_output_);
   current_offset_ = output_t_start / f;
 }

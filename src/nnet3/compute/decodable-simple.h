@@ -10,6 +10,8 @@
 // Invariants: output row k is subsampled frame k (frame k *
 // frame-subsampling-factor of the input); rows are computed chunk by chunk
 // and cached, so asking for frames in order computes each chunk once.
+// The free functions below the options are the chunking rules shared with
+// the batch computer (batch-compute.h), so both cut, pad and check alike.
 #ifndef NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
 #define NNET3_NNET3_COMPUTE_DECODABLE_SIMPLE_H_
 
@@ -37,6 +39,9 @@ struct NnetSimpleComputationOptions {
   NnetOptimizeOptions optimize_config;  // --optimization.*
   CachingOptimizingCompilerOptions compiler_config;  // --compiler.*
   void Register(OptionsItf *opts);
+  // Register() less --large-chunk-size (for the batch computer, whose
+  // chunks all have the shape --frames-per-chunk gives).
+  void RegisterChunkOptions(OptionsItf *opts);
 };
 
 // Rounds frames_per_chunk up to a multiple of lcm(frame_subsampling_factor,
@@ -44,6 +49,38 @@ struct NnetSimpleComputationOptions {
 // (silently), and checks the options.
 void CheckAndFixSimpleComputationOptions(const Nnet &nnet,
                                          NnetSimpleComputationOptions *opts);
+
+// Total left and right context (network context plus the extra context)
+// of a chunk that starts at the utterance's first output frame (is_first)
+// and/or ends at or beyond its last one (is_last): the -initial / -final
+// extra contexts apply there when they are >= 0.
+void GetChunkContext(const NnetSimpleComputationOptions &opts,
+                     int32 nnet_left_context, int32 nnet_right_context,
+                     bool is_first, bool is_last, int32 *left_context,
+                     int32 *right_context);
+
+// Fills 'dest' with the rows first_frame, first_frame + 1, ... of 'feats',
+// where rows before 0 or after the last one repeat the first or the last
+// row (the padding at utterance edges). feats must have rows and as many
+// columns as dest.
+void CopyFramesClamped(const MatrixBase<BaseFloat> &feats, int32 first_frame,
+                       MatrixBase<BaseFloat> *dest);
+
+// Checks a simple network's input dimensions against the data given
+// (ivector_dim 0 when no iVectors are given); a mismatch is a UserError.
+void CheckSimpleNnetInputDims(const Nnet &nnet, int32 feature_dim,
+                              int32 ivector_dim);
+
+// log(priors), checked against the output dimension; empty priors give an
+// empty vector (no prior subtraction).
+void ComputeLogPriors(const VectorBase<BaseFloat> &priors, int32 output_dim,
+                      CuVector<BaseFloat> *log_priors);
+
+// What both inference drivers do to the network's output: subtract the log
+// priors (if not empty) from each row, then multiply by acoustic_scale.
+void ApplyLogPriorsAndScale(const CuVector<BaseFloat> &log_priors,
+                            BaseFloat acoustic_scale,
+                            CuMatrixBase<BaseFloat> *output);
 
 class DecodableNnetSimple {
  public:
