@@ -70,19 +70,20 @@ TEST(AffineTest, PropagateMatchesNaiveLoops) {
                        "input-dim=7 output-dim=5");
   auto linear = FromConfig(new LinearComponent(), "input-dim=7 output-dim=5");
   auto fixed = FromConfig(new FixedAffineComponent(), "input-dim=7 output-dim=5");
-  Matrix<BaseFloat> in = RandMat(9, 7, &rs);
+  CuMatrix<BaseFloat> in = RandMat(9, 7, &rs);
   for (Component *c : {affine.get(), ng.get()}) {
     AffineComponent *a = dynamic_cast<AffineComponent *>(c);
-    Matrix<BaseFloat> expected =
-        NaiveAffine(in, a->LinearParams(), &a->BiasParams());
-    EXPECT_TRUE(testing::Forward(*c, in).ApproxEqual(expected, 1e-5));
+    Matrix<BaseFloat> expected = NaiveAffine(
+        in.Mat(), a->LinearParams().Mat(), &a->BiasParams().Vec());
+    EXPECT_TRUE(ToHost(testing::Forward(*c, in)).ApproxEqual(expected, 1e-5));
   }
   LinearComponent *l = dynamic_cast<LinearComponent *>(linear.get());
-  EXPECT_TRUE(testing::Forward(*l, in).ApproxEqual(
-      NaiveAffine(in, l->Params(), nullptr), 1e-5));
+  EXPECT_TRUE(ToHost(testing::Forward(*l, in)).ApproxEqual(
+      NaiveAffine(in.Mat(), l->Params().Mat(), nullptr), 1e-5));
   FixedAffineComponent *f = dynamic_cast<FixedAffineComponent *>(fixed.get());
-  EXPECT_TRUE(testing::Forward(*f, in).ApproxEqual(
-      NaiveAffine(in, f->LinearParams(), &f->BiasParams()), 1e-5));
+  EXPECT_TRUE(ToHost(testing::Forward(*f, in)).ApproxEqual(
+      NaiveAffine(in.Mat(), f->LinearParams().Mat(), &f->BiasParams().Vec()),
+      1e-5));
 }
 
 TEST(AffineTest, DerivativesAndFlags) {
@@ -108,19 +109,22 @@ TEST(AffineTest, SgdUpdateInPlace) {
   auto c = FromConfig(new AffineComponent(),
                       "input-dim=3 output-dim=2 learning-rate=0.1");
   AffineComponent *a = dynamic_cast<AffineComponent *>(c.get());
-  Matrix<BaseFloat> w0(a->LinearParams());
-  Vector<BaseFloat> b0(a->BiasParams());
-  Matrix<BaseFloat> in = RandMat(4, 3, &rs), od = RandMat(4, 2, &rs);
-  Matrix<BaseFloat> in_deriv(4, 3);
-  a->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr, a, &in_deriv);
+  Matrix<BaseFloat> w0 = ToHost(a->LinearParams());
+  Vector<BaseFloat> b0 = ToHost(a->BiasParams());
+  CuMatrix<BaseFloat> cu_in = RandMat(4, 3, &rs), cu_od = RandMat(4, 2, &rs);
+  CuMatrix<BaseFloat> cu_in_deriv(4, 3);
+  a->Backprop("", nullptr, cu_in, CuMatrix<BaseFloat>(), cu_od, nullptr, a,
+              &cu_in_deriv);
+  Matrix<BaseFloat> in = ToHost(cu_in), od = ToHost(cu_od),
+                    in_deriv = ToHost(cu_in_deriv);
   for (int32 i = 0; i < 2; i++) {
     double bsum = b0(i);
     for (int32 r = 0; r < 4; r++) bsum += 0.1 * od(r, i);
-    EXPECT_NEAR(a->BiasParams()(i), bsum, 1e-5);
+    EXPECT_NEAR(a->BiasParams().Vec()(i), bsum, 1e-5);
     for (int32 j = 0; j < 3; j++) {
       double s = w0(i, j);
       for (int32 r = 0; r < 4; r++) s += 0.1 * od(r, i) * in(r, j);
-      EXPECT_NEAR(a->LinearParams()(i, j), s, 1e-5);
+      EXPECT_NEAR(a->LinearParams().Mat()(i, j), s, 1e-5);
     }
   }
   for (int32 r = 0; r < 4; r++)
@@ -142,21 +146,23 @@ TEST(AffineTest, VectorizeDotProductScaleAdd) {
   a1->Vectorize(&v);
   // Layout: rows of W, then b.
   for (int32 i = 0; i < 2; i++) {
-    for (int32 j = 0; j < 3; j++) EXPECT_EQ(v(i * 3 + j), a1->LinearParams()(i, j));
-    EXPECT_EQ(v(6 + i), a1->BiasParams()(i));
+    for (int32 j = 0; j < 3; j++)
+      EXPECT_EQ(v(i * 3 + j), a1->LinearParams().Mat()(i, j));
+    EXPECT_EQ(v(6 + i), a1->BiasParams().Vec()(i));
   }
   double dot = 0;
   for (int32 i = 0; i < 2; i++) {
     for (int32 j = 0; j < 3; j++)
-      dot += double(a1->LinearParams()(i, j)) * a2->LinearParams()(i, j);
-    dot += double(a1->BiasParams()(i)) * a2->BiasParams()(i);
+      dot += double(a1->LinearParams().Mat()(i, j)) *
+             a2->LinearParams().Mat()(i, j);
+    dot += double(a1->BiasParams().Vec()(i)) * a2->BiasParams().Vec()(i);
   }
   EXPECT_NEAR(a1->DotProduct(*a2), dot, 1e-5);
   Vector<BaseFloat> w(8);
   w.SetRandn(&rs);
   a2->UnVectorize(w);
-  EXPECT_EQ(a2->LinearParams()(1, 2), w(5));
-  EXPECT_EQ(a2->BiasParams()(1), w(7));
+  EXPECT_EQ(a2->LinearParams().Mat()(1, 2), w(5));
+  EXPECT_EQ(a2->BiasParams().Vec()(1), w(7));
   // Scale and Add.
   std::unique_ptr<Component> c3(a1->Copy());
   AffineComponent *a3 = dynamic_cast<AffineComponent *>(c3.get());
@@ -177,8 +183,8 @@ TEST(AffineTest, VectorizeDotProductScaleAdd) {
   double ldot = 0;
   for (int32 i = 0; i < 2; i++)
     for (int32 j = 0; j < 3; j++) {
-      EXPECT_EQ(lv(i * 3 + j), lc->Params()(i, j));
-      ldot += double(lc->Params()(i, j)) * lc->Params()(i, j);
+      EXPECT_EQ(lv(i * 3 + j), lc->Params().Mat()(i, j));
+      ldot += double(lc->Params().Mat()(i, j)) * lc->Params().Mat()(i, j);
     }
   EXPECT_NEAR(lc->DotProduct(*lc), ldot, 1e-4);
 }
@@ -316,7 +322,8 @@ TEST(AffineTest, ConfigDefaultsAndMatrixFile) {
   double sumsq = 0;
   for (int32 i = 0; i < 300; i++)
     for (int32 j = 0; j < 400; j++)
-      sumsq += double(ap->LinearParams()(i, j)) * ap->LinearParams()(i, j);
+      sumsq += double(ap->LinearParams().Mat()(i, j)) *
+               ap->LinearParams().Mat()(i, j);
   EXPECT_NEAR(std::sqrt(sumsq / (300 * 400)), 1.0 / 20.0, 0.002);
   EXPECT_NEAR(ap->BiasParams().Sum() / 300, 2.0, 0.1);
   EXPECT_EQ(ap->LearningRate(), BaseFloat(0.001));

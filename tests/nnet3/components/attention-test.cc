@@ -69,7 +69,7 @@ std::vector<Index> Frames(int32 num_n, int32 t_begin, int32 t_end,
 struct Step {
   std::vector<Index> in_idx, out_idx;
   std::unique_ptr<ComponentPrecomputedIndexes> pre;
-  Matrix<BaseFloat> in;
+  CuMatrix<BaseFloat> in;
 };
 
 Step MakeStep(const RestrictedAttentionComponent &c,
@@ -186,9 +186,10 @@ void CheckAgainstNaive(const Geometry &g_in, const std::string &extra,
                                 &used));
   }
   Step s = MakeStep(*c, inputs, outputs, data);
-  Matrix<BaseFloat> out = NewMat(s.out_idx.size(), c->OutputDim());
-  void *memo = c->Propagate(s.pre.get(), s.in, &out);
+  CuMatrix<BaseFloat> out_cu = NewMat(s.out_idx.size(), c->OutputDim());
+  void *memo = c->Propagate(s.pre.get(), s.in, &out_cu);
   c->DeleteMemo(memo);
+  const Matrix<BaseFloat> out = ToHost(out_cu);
   int32 checked = 0;
   for (size_t r = 0; r < s.out_idx.size(); r++) {
     if (s.out_idx[r].t == kNoTime) continue;
@@ -286,9 +287,9 @@ TEST(RestrictedAttention, ReorderIndexesStrideGrid) {
 
 // f = sum(out .* R) through Propagate, for finite differences.
 double Objective(const RestrictedAttentionComponent &c, const Step &s,
-                 const MatrixBase<BaseFloat> &in,
-                 const MatrixBase<BaseFloat> &weights_r) {
-  Matrix<BaseFloat> out = NewMat(s.out_idx.size(), c.OutputDim());
+                 const CuMatrixBase<BaseFloat> &in,
+                 const CuMatrixBase<BaseFloat> &weights_r) {
+  CuMatrix<BaseFloat> out = NewMat(s.out_idx.size(), c.OutputDim());
   c.DeleteMemo(c.Propagate(s.pre.get(), in, &out));
   return MatDot(out, weights_r);
 }
@@ -307,21 +308,22 @@ void CheckDerivatives(const std::string &config, int32 num_n, int32 t_begin,
   RandomSource rs(3);
   auto data = RandomData(inputs, c->InputDim(), &rs);
   Step s = MakeStep(*c, inputs, outputs, data);
-  Matrix<BaseFloat> out = NewMat(s.out_idx.size(), c->OutputDim());
+  CuMatrix<BaseFloat> out = NewMat(s.out_idx.size(), c->OutputDim());
   void *memo = c->Propagate(s.pre.get(), s.in, &out);
-  Matrix<BaseFloat> r = RandMat(out.NumRows(), out.NumCols(), &rs);
-  Matrix<BaseFloat> in_deriv = NewMat(s.in.NumRows(), s.in.NumCols()), empty;
+  CuMatrix<BaseFloat> r = RandMat(out.NumRows(), out.NumCols(), &rs);
+  CuMatrix<BaseFloat> in_deriv = NewMat(s.in.NumRows(), s.in.NumCols()),
+                      empty;
   c->Backprop("test", s.pre.get(), s.in, empty, r, memo, nullptr, &in_deriv);
   // kBackpropAdds: a second call onto the result doubles it.
-  Matrix<BaseFloat> twice(in_deriv);
+  CuMatrix<BaseFloat> twice(in_deriv);
   c->Backprop("test", s.pre.get(), s.in, empty, r, memo, nullptr, &twice);
-  Matrix<BaseFloat> doubled(in_deriv);
+  CuMatrix<BaseFloat> doubled(in_deriv);
   doubled.Scale(2.0);
   EXPECT_TRUE(twice.ApproxEqual(doubled, 1e-5));
   c->DeleteMemo(memo);
   const BaseFloat eps = 1e-2;
   for (int32 trial = 0; trial < 6; trial++) {
-    Matrix<BaseFloat> dir = RandMat(s.in.NumRows(), s.in.NumCols(), &rs);
+    CuMatrix<BaseFloat> dir = RandMat(s.in.NumRows(), s.in.NumCols(), &rs);
     if (trial >= 3) {
       // Directions confined to one block of columns of one head: keys,
       // values or queries, so that each part's derivative is seen alone.
@@ -331,10 +333,10 @@ void CheckDerivatives(const std::string &config, int32 num_n, int32 t_begin,
         for (int32 j = 0; j < dir.NumCols(); j++) {
           int32 jj = j % (2 * k + v + ctx);
           if (jj < lo[trial - 3] || jj >= lo[trial - 3] + len[trial - 3])
-            dir(i, j) = 0.0;
+            dir.SetElement(i, j, 0.0);
         }
     }
-    Matrix<BaseFloat> plus(s.in), minus(s.in);
+    CuMatrix<BaseFloat> plus(s.in), minus(s.in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric =
@@ -361,10 +363,13 @@ TEST(RestrictedAttention, PropagateAddsValuesAndCopiesWeights) {
   RandomSource rs(5);
   auto data = RandomData(inputs, c->InputDim(), &rs);
   Step s = MakeStep(*c, inputs, outputs, data);
-  Matrix<BaseFloat> ref = NewMat(3, c->OutputDim());
-  c->DeleteMemo(c->Propagate(s.pre.get(), s.in, &ref));
-  Matrix<BaseFloat> init = RandMat(3, c->OutputDim(), &rs), out(init);
-  c->DeleteMemo(c->Propagate(s.pre.get(), s.in, &out));
+  CuMatrix<BaseFloat> ref_cu = NewMat(3, c->OutputDim());
+  c->DeleteMemo(c->Propagate(s.pre.get(), s.in, &ref_cu));
+  CuMatrix<BaseFloat> init_cu = RandMat(3, c->OutputDim(), &rs),
+                      out_cu(init_cu);
+  c->DeleteMemo(c->Propagate(s.pre.get(), s.in, &out_cu));
+  const Matrix<BaseFloat> ref = ToHost(ref_cu), init = ToHost(init_cu),
+                          out = ToHost(out_cu);
   for (int32 i = 0; i < 3; i++)
     for (int32 j = 0; j < c->OutputDim(); j++) {
       // Value columns add to what was there; weight columns overwrite (as
@@ -406,11 +411,12 @@ TEST(RestrictedAttention, StatsAreMeanWeightsAndEntropy) {
   RandomSource rs(9);
   auto data = RandomData(inputs, c->InputDim(), &rs);
   Step s = MakeStep(*c, inputs, outputs, data);
-  Matrix<BaseFloat> out = NewMat(4, c->OutputDim());
-  void *memo = c->Propagate(s.pre.get(), s.in, &out);
+  CuMatrix<BaseFloat> out_cu = NewMat(4, c->OutputDim());
+  void *memo = c->Propagate(s.pre.get(), s.in, &out_cu);
   // About one call in three is skipped, as in Kaldi.
-  for (int32 k = 0; k < 30; k++) c->StoreStats(s.in, out, memo);
+  for (int32 k = 0; k < 30; k++) c->StoreStats(s.in, out_cu, memo);
   c->DeleteMemo(memo);
+  const Matrix<BaseFloat> out = ToHost(out_cu);
   double count = c->StatsCount();
   ASSERT_GT(count, 0.0);
   ASSERT_LT(count, 30 * 4);
@@ -425,9 +431,9 @@ TEST(RestrictedAttention, StatsAreMeanWeightsAndEntropy) {
         mean += w / 4;
         entropy -= w * std::log(w) / 4;
       }
-      EXPECT_NEAR(c->PosteriorStats()(h, p) / count, mean, 1e-5);
+      EXPECT_NEAR(c->PosteriorStats().GetElement(h, p) / count, mean, 1e-5);
     }
-    EXPECT_NEAR(c->EntropyStats()(h) / count, entropy, 1e-5);
+    EXPECT_NEAR(c->EntropyStats().GetElement(h) / count, entropy, 1e-5);
   }
   std::string info = c->Info();
   EXPECT_NE(info.find(", entropy="), std::string::npos) << info;
@@ -559,13 +565,16 @@ TEST(AttentionMath, ShiftedHelpersAgreeWithLoops) {
   const int32 n_out = 4, pos = 3, shift = 2, n_in = n_out + (pos - 1) * shift,
               d = 3;
   EXPECT_EQ(attention::AttentionRowShift(n_in, n_out, pos), shift);
-  Matrix<BaseFloat> A = RandMat(n_out, d, &rs), B = RandMat(n_in, d, &rs),
-                    W = RandMat(n_out, pos, &rs);
-  Matrix<BaseFloat> dots(n_out, pos);
-  attention::ShiftedRowDots(0.5, A, B, &dots);
-  Matrix<BaseFloat> A2(A), B2(B);
-  attention::AddWeightedShiftedRows(2.0, B, W, &A2);
-  attention::ScatterWeightedRows(-1.0, A, W, &B2);
+  CuMatrix<BaseFloat> A_cu = RandMat(n_out, d, &rs),
+                      B_cu = RandMat(n_in, d, &rs),
+                      W_cu = RandMat(n_out, pos, &rs);
+  CuMatrix<BaseFloat> dots_cu(n_out, pos);
+  attention::ShiftedRowDots(0.5, A_cu, B_cu, &dots_cu);
+  CuMatrix<BaseFloat> A2(A_cu), B2(B_cu);
+  attention::AddWeightedShiftedRows(2.0, B_cu, W_cu, &A2);
+  attention::ScatterWeightedRows(-1.0, A_cu, W_cu, &B2);
+  const Matrix<BaseFloat> A = ToHost(A_cu), B = ToHost(B_cu),
+                          W = ToHost(W_cu), dots = ToHost(dots_cu);
   for (int32 i = 0; i < n_out; i++)
     for (int32 p = 0; p < pos; p++) {
       double s = 0.0;
@@ -579,8 +588,8 @@ TEST(AttentionMath, ShiftedHelpersAgreeWithLoops) {
         A3(i, k) += 2.0 * W(i, p) * B(i + p * shift, k);
         B3(i + p * shift, k) -= W(i, p) * A(i, k);
       }
-  EXPECT_TRUE(A2.ApproxEqual(A3, 1e-5));
-  EXPECT_TRUE(B2.ApproxEqual(B3, 1e-5));
+  EXPECT_TRUE(ToHost(A2).ApproxEqual(A3, 1e-5));
+  EXPECT_TRUE(ToHost(B2).ApproxEqual(B3, 1e-5));
 }
 
 // ---- Against Kaldi's nnet3-compute outputs ---------------------------------------
@@ -645,17 +654,18 @@ void CheckKaldiCompute(const std::string &name, int32 left_context,
     ASSERT_EQ(expected[u].second.NumRows(), T);
     std::map<Index, Vector<BaseFloat>> data;
     std::vector<Index> inputs, outputs = Frames(1, 0, T);
-    Matrix<BaseFloat> one(1, f.NumCols()), hidden(1, affine->OutputDim());
+    CuMatrix<BaseFloat> one(1, f.NumCols()), hidden(1, affine->OutputDim());
     for (int32 t = -left_context; t < T + right_context; t++) {
       one.Row(0).CopyFromVec(f.Row(std::min(std::max(t, 0), T - 1)));
       hidden.SetZero();
       affine->DeleteMemo(affine->Propagate(nullptr, one, &hidden));
       inputs.push_back(Index(0, t));
-      data[Index(0, t)] = Vector<BaseFloat>(hidden.Row(0));
+      data[Index(0, t)] = ToHost(hidden.Row(0));
     }
     Step s = MakeStep(*att, inputs, outputs, data);
-    Matrix<BaseFloat> out = NewMat(s.out_idx.size(), att->OutputDim());
-    att->DeleteMemo(att->Propagate(s.pre.get(), s.in, &out));
+    CuMatrix<BaseFloat> out_cu = NewMat(s.out_idx.size(), att->OutputDim());
+    att->DeleteMemo(att->Propagate(s.pre.get(), s.in, &out_cu));
+    const Matrix<BaseFloat> out = ToHost(out_cu);
     for (size_t r = 0; r < s.out_idx.size(); r++) {
       if (s.out_idx[r].t == kNoTime) continue;
       int32 t = s.out_idx[r].t;

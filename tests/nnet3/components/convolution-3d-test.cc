@@ -42,7 +42,7 @@ Matrix<BaseFloat> NaiveConvolution(const Geometry &g,
                                    const MatrixBase<BaseFloat> &in) {
   const int32 nx = (g.X - g.fx) / g.sx + 1, ny = (g.Y - g.fy) / g.sy + 1,
               F = W.NumRows();
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), nx * ny * F);
+  Matrix<BaseFloat> out(in.NumRows(), nx * ny * F);
   for (int32 r = 0; r < in.NumRows(); r++)
     for (int32 i = 0; i < nx; i++)
       for (int32 j = 0; j < ny; j++)
@@ -81,11 +81,12 @@ TEST(Convolution, PropagateMatchesTheConvolutionSum) {
     EXPECT_EQ(c->InputDim(), g.X * g.Y * g.Z);
     EXPECT_EQ(cc.FilterDim(), g.fx * g.fy * g.Z);
     RandomSource rs(11);
-    Matrix<BaseFloat> in = RandMat(4, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> in = RandMat(4, c->InputDim(), &rs);
     Matrix<BaseFloat> expected =
-        NaiveConvolution(g, cc.FilterParams(), cc.BiasParams(), in);
+        NaiveConvolution(g, ToHost(cc.FilterParams()),
+                         ToHost(cc.BiasParams()), ToHost(in));
     ASSERT_EQ(c->OutputDim(), expected.NumCols());
-    EXPECT_TRUE(Forward(*c, in).ApproxEqual(expected, 1e-5))
+    EXPECT_TRUE(ToHost(Forward(*c, in)).ApproxEqual(expected, 1e-5))
         << ConvLine(g, 3);
     CheckDerivatives(*c, 3, &rs);
     CheckPropertyFlags(*c, 3, &rs);
@@ -98,13 +99,13 @@ TEST(Convolution, UpdateIsPlainSgdOnTheGradient) {
   auto &uc = dynamic_cast<UpdatableComponent &>(*c);
   uc.SetActualLearningRate(0.1);
   RandomSource rs(12);
-  Matrix<BaseFloat> in = RandMat(5, c->InputDim(), &rs),
-                    od = RandMat(5, c->OutputDim(), &rs);
+  CuMatrix<BaseFloat> in = RandMat(5, c->InputDim(), &rs),
+                      od = RandMat(5, c->OutputDim(), &rs);
   std::unique_ptr<Component> grad(c->Copy());
   auto &ug = dynamic_cast<UpdatableComponent &>(*grad);
   ug.Scale(0.0);
   ug.SetAsGradient();
-  Matrix<BaseFloat> none;
+  CuMatrix<BaseFloat> none;
   c->Backprop("", nullptr, in, none, od, nullptr, grad.get(), nullptr);
   const int32 n = uc.NumParameters();
   Vector<BaseFloat> before(n), after(n), gvec(n);
@@ -130,8 +131,8 @@ TEST(Convolution, MatrixFileInitialization) {
                           path);
   const auto &cc = dynamic_cast<const ConvolutionComponent &>(*c);
   ASSERT_EQ(cc.FilterParams().NumRows(), 2);
-  EXPECT_EQ(cc.FilterParams()(1, 1), 3.0);
-  EXPECT_EQ(cc.BiasParams()(1), -2.0);
+  EXPECT_EQ(cc.FilterParams().GetElement(1, 1), 3.0);
+  EXPECT_EQ(cc.BiasParams().GetElement(1), -2.0);
   EXPECT_EQ(c->OutputDim(), 2 * 2 * 2);
   EXPECT_TRUE(Contains(
       ConfigError("ConvolutionComponent",
@@ -221,7 +222,7 @@ Matrix<BaseFloat> NaiveMaxpool(const Pools &p, const MatrixBase<BaseFloat> &in,
                                    *argmax) {
   const int32 nx = p.Num(p.X, p.px, p.sx), ny = p.Num(p.Y, p.py, p.sy),
               nz = p.Num(p.Z, p.pz, p.sz);
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), nx * ny * nz);
+  Matrix<BaseFloat> out(in.NumRows(), nx * ny * nz);
   argmax->assign(in.NumRows(),
                  std::vector<std::vector<int32> >(nx * ny * nz));
   for (int32 r = 0; r < in.NumRows(); r++)
@@ -249,15 +250,15 @@ Matrix<BaseFloat> NaiveMaxpool(const Pools &p, const MatrixBase<BaseFloat> &in,
 
 // Distinct values far apart (a shuffled ramp), so that no two pool members
 // are within the finite-difference step of each other.
-Matrix<BaseFloat> DistinctInput(int32 rows, int32 cols, RandomSource *rs) {
-  Matrix<BaseFloat> m = NewMat(rows, cols);
+CuMatrix<BaseFloat> DistinctInput(int32 rows, int32 cols, RandomSource *rs) {
+  Matrix<BaseFloat> m(rows, cols);
   std::vector<int32> perm(rows * cols);
   for (size_t i = 0; i < perm.size(); i++) perm[i] = i;
   for (size_t i = perm.size(); i > 1; i--)
     std::swap(perm[i - 1], perm[rs->Int(0, static_cast<int32>(i) - 1)]);
   for (int32 r = 0; r < rows; r++)
     for (int32 c = 0; c < cols; c++) m(r, c) = 0.1 * perm[r * cols + c] - 3.0;
-  return m;
+  return Contig(m);
 }
 
 TEST(Maxpooling, PropagateAndBackpropMatchTheMaxima) {
@@ -267,29 +268,30 @@ TEST(Maxpooling, PropagateAndBackpropMatchTheMaxima) {
   for (const Pools &p : cases) {
     auto c = FromConfig("MaxpoolingComponent", PoolLine(p));
     RandomSource rs(13);
-    Matrix<BaseFloat> in = DistinctInput(3, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> in = DistinctInput(3, c->InputDim(), &rs);
     std::vector<std::vector<std::vector<int32> > > argmax;
-    Matrix<BaseFloat> expected = NaiveMaxpool(p, in, &argmax);
+    Matrix<BaseFloat> expected = NaiveMaxpool(p, ToHost(in), &argmax);
     ASSERT_EQ(c->OutputDim(), expected.NumCols()) << PoolLine(p);
-    Matrix<BaseFloat> out = Forward(*c, in);
-    EXPECT_TRUE(out.Equal(expected)) << PoolLine(p);
+    CuMatrix<BaseFloat> out = Forward(*c, in);
+    EXPECT_TRUE(ToHost(out).Equal(expected)) << PoolLine(p);
     // Backprop adds each output derivative to the pool's maximum.
-    Matrix<BaseFloat> od = RandMat(3, c->OutputDim(), &rs);
-    Matrix<BaseFloat> init = RandMat(3, c->InputDim(), &rs);
-    Matrix<BaseFloat> id = Contig(init);
+    CuMatrix<BaseFloat> od = RandMat(3, c->OutputDim(), &rs);
+    CuMatrix<BaseFloat> init = RandMat(3, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> id = Contig(init);
     c->Backprop("", nullptr, in, out, od, nullptr, nullptr, &id);
-    Matrix<BaseFloat> want = Contig(init);
+    Matrix<BaseFloat> want = ToHost(init);
+    const Matrix<BaseFloat> od_h = ToHost(od);
     for (int32 r = 0; r < 3; r++)
       for (int32 o = 0; o < c->OutputDim(); o++)
-        for (int32 col : argmax[r][o]) want(r, col) += od(r, o);
-    EXPECT_TRUE(id.ApproxEqual(want, 1e-6)) << PoolLine(p);
+        for (int32 col : argmax[r][o]) want(r, col) += od_h(r, o);
+    EXPECT_TRUE(ToHost(id).ApproxEqual(want, 1e-6)) << PoolLine(p);
     // Finite differences, away from ties.
-    Matrix<BaseFloat> zero_start = NewMat(3, c->InputDim());
+    CuMatrix<BaseFloat> zero_start = NewMat(3, c->InputDim());
     c->Backprop("", nullptr, in, out, od, nullptr, nullptr, &zero_start);
     const BaseFloat eps = 1e-3;
     for (int32 t = 0; t < 3; t++) {
-      Matrix<BaseFloat> dir = RandMat(3, c->InputDim(), &rs);
-      Matrix<BaseFloat> plus = Contig(in), minus = Contig(in);
+      CuMatrix<BaseFloat> dir = RandMat(3, c->InputDim(), &rs);
+      CuMatrix<BaseFloat> plus = Contig(in), minus = Contig(in);
       plus.AddMat(eps, dir);
       minus.AddMat(-eps, dir);
       double numeric =
@@ -306,22 +308,22 @@ TEST(Maxpooling, TiesAllReceiveTheDerivative) {
                       "input-x-dim=1 input-y-dim=1 input-z-dim=4 "
                       "pool-x-size=1 pool-y-size=1 pool-z-size=2 "
                       "pool-x-step=1 pool-y-step=1 pool-z-step=2");
-  Matrix<BaseFloat> in = NewMat(1, 4);
-  in(0, 0) = 2;
-  in(0, 1) = 2;
-  in(0, 2) = -1;
-  in(0, 3) = 5;
-  Matrix<BaseFloat> out = Forward(*c, in);
-  EXPECT_EQ(out(0, 0), 2);
-  EXPECT_EQ(out(0, 1), 5);
-  Matrix<BaseFloat> od = NewMat(1, 2), id = NewMat(1, 4);
-  od(0, 0) = 1.5;
-  od(0, 1) = -1;
+  CuMatrix<BaseFloat> in = NewMat(1, 4);
+  in.SetElement(0, 0, 2);
+  in.SetElement(0, 1, 2);
+  in.SetElement(0, 2, -1);
+  in.SetElement(0, 3, 5);
+  CuMatrix<BaseFloat> out = Forward(*c, in);
+  EXPECT_EQ(out.GetElement(0, 0), 2);
+  EXPECT_EQ(out.GetElement(0, 1), 5);
+  CuMatrix<BaseFloat> od = NewMat(1, 2), id = NewMat(1, 4);
+  od.SetElement(0, 0, 1.5);
+  od.SetElement(0, 1, -1);
   c->Backprop("", nullptr, in, out, od, nullptr, nullptr, &id);
-  EXPECT_EQ(id(0, 0), 1.5);
-  EXPECT_EQ(id(0, 1), 1.5);
-  EXPECT_EQ(id(0, 2), 0);
-  EXPECT_EQ(id(0, 3), -1);
+  EXPECT_EQ(id.GetElement(0, 0), 1.5);
+  EXPECT_EQ(id.GetElement(0, 1), 1.5);
+  EXPECT_EQ(id.GetElement(0, 2), 0);
+  EXPECT_EQ(id.GetElement(0, 3), -1);
 }
 
 TEST(Maxpooling, IoInfoAndConfigErrors) {

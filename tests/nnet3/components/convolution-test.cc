@@ -46,8 +46,8 @@ typedef std::map<std::pair<int32, int32>, std::vector<BaseFloat> > Frames;
 std::vector<BaseFloat> NaiveOutput(const Conv &c, const Frames &in, int32 n,
                                    int32 t) {
   const ConvolutionModel &m = c.Model();
-  const MatrixBase<BaseFloat> &w = c.LinearParams();
-  const VectorBase<BaseFloat> &b = c.BiasParams();
+  const Matrix<BaseFloat> w = ToHost(c.LinearParams());
+  const Vector<BaseFloat> b = ToHost(c.BiasParams());
   std::vector<BaseFloat> out(m.OutputDim());
   for (int32 j = 0; j < m.height_out; j++) {
     for (int32 fo = 0; fo < m.num_filters_out; fo++) {
@@ -72,7 +72,7 @@ std::vector<BaseFloat> NaiveOutput(const Conv &c, const Frames &in, int32 n,
 struct Step {
   std::vector<Index> in_idx, out_idx;
   std::unique_ptr<ComponentPrecomputedIndexes> pi;
-  Matrix<BaseFloat> in;
+  CuMatrix<BaseFloat> in;
 };
 
 void Prepare(const Conv &c, const std::vector<int32> &images,
@@ -90,13 +90,14 @@ void Prepare(const Conv &c, const std::vector<int32> &images,
   MiscComputationInfo misc;
   s->pi.reset(c.PrecomputeIndexes(misc, s->in_idx, s->out_idx, true));
   ASSERT_TRUE(s->pi != nullptr);
-  s->in = testing::NewMat(s->in_idx.size(), c.InputDim());
+  Matrix<BaseFloat> in(s->in_idx.size(), c.InputDim());
   for (size_t r = 0; r < s->in_idx.size(); r++) {
     const Index &idx = s->in_idx[r];
     if (idx.t == kNoTime) continue;
     const std::vector<BaseFloat> &v = frames.at(std::make_pair(idx.n, idx.t));
-    for (int32 k = 0; k < c.InputDim(); k++) s->in(r, k) = v[k];
+    for (int32 k = 0; k < c.InputDim(); k++) in(r, k) = v[k];
   }
+  s->in = testing::Contig(in);
 }
 
 Frames RandomFrames(const Conv &c, const std::vector<int32> &images,
@@ -128,8 +129,10 @@ void CheckForward(const std::string &config, const std::vector<int32> &images,
   Frames frames = RandomFrames(*c, images, in_times, &rs);
   Step s;
   Prepare(*c, images, in_times, out_times, frames, &s);
-  Matrix<BaseFloat> out = testing::NewMat(s.out_idx.size(), c->OutputDim());
-  EXPECT_EQ(c->Propagate(s.pi.get(), s.in, &out), nullptr);
+  CuMatrix<BaseFloat> out_cu =
+      testing::NewMat(s.out_idx.size(), c->OutputDim());
+  EXPECT_EQ(c->Propagate(s.pi.get(), s.in, &out_cu), nullptr);
+  const Matrix<BaseFloat> out = ToHost(out_cu);
   int32 real_rows = 0;
   std::set<std::pair<int32, int32> > seen;
   for (size_t r = 0; r < s.out_idx.size(); r++) {
@@ -240,14 +243,17 @@ TEST(ConvolutionForward, ImageAverageOffset) {
   // Per-image averages over the grid the component chose.
   std::map<int32, std::vector<double> > avg;
   std::map<int32, int32> rows_of;
+  const Matrix<BaseFloat> in = ToHost(s.in);
   for (size_t r = 0; r < s.in_idx.size(); r++) {
     int32 n = s.in_idx[r].n;
     rows_of[n]++;
     avg[n].resize(2);
-    for (int32 k = 0; k < c->InputDim(); k++) avg[n][k % 2] += s.in(r, k);
+    for (int32 k = 0; k < c->InputDim(); k++) avg[n][k % 2] += in(r, k);
   }
-  Matrix<BaseFloat> out = testing::NewMat(s.out_idx.size(), c->OutputDim());
-  c->Propagate(s.pi.get(), s.in, &out);
+  CuMatrix<BaseFloat> out_cu =
+      testing::NewMat(s.out_idx.size(), c->OutputDim());
+  c->Propagate(s.pi.get(), s.in, &out_cu);
+  const Matrix<BaseFloat> out = ToHost(out_cu);
   for (size_t r = 0; r < s.out_idx.size(); r++) {
     const Index &idx = s.out_idx[r];
     if (idx.t == kNoTime) continue;
@@ -256,7 +262,7 @@ TEST(ConvolutionForward, ImageAverageOffset) {
       for (int32 fo = 0; fo < 3; fo++) {
         double expected = ref[j * 3 + fo];
         for (int32 f = 0; f < 2; f++)
-          expected += c->LinearParams()(fo, f) * avg[idx.n][f] /
+          expected += c->LinearParams().GetElement(fo, f) * avg[idx.n][f] /
                       (rows_of[idx.n] * 4.0);
         EXPECT_NEAR(out(r, j * 3 + fo), expected, 1e-4) << r << " " << j;
       }
@@ -276,27 +282,28 @@ void CheckBackprop(const std::string &config, const std::vector<int32> &images,
   Prepare(*c, images, in_times, out_times, frames, &s);
   int32 nin = s.in.NumRows(), nout = s.out_idx.size();
   // Objective: sum over real output rows of out .* R.
-  Matrix<BaseFloat> r = testing::RandMat(nout, c->OutputDim(), &rs);
+  CuMatrix<BaseFloat> r = testing::RandMat(nout, c->OutputDim(), &rs);
   for (int32 i = 0; i < nout; i++)
     if (s.out_idx[i].t == kNoTime) r.Row(i).SetZero();
-  auto objf = [&](const Conv &comp, const Matrix<BaseFloat> &in) {
-    Matrix<BaseFloat> out = testing::NewMat(nout, comp.OutputDim());
+  auto objf = [&](const Conv &comp, const CuMatrixBase<BaseFloat> &in) {
+    CuMatrix<BaseFloat> out = testing::NewMat(nout, comp.OutputDim());
     comp.Propagate(s.pi.get(), in, &out);
     return testing::MatDot(out, r);
   };
   std::unique_ptr<Conv> grad(dynamic_cast<Conv *>(c->Copy()));
   grad->Scale(0.0);
   grad->SetAsGradient();
-  Matrix<BaseFloat> in_deriv = testing::NewMat(nin, c->InputDim());
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> in_deriv = testing::NewMat(nin, c->InputDim());
+  CuMatrix<BaseFloat> empty;
   c->Backprop("test", s.pi.get(), s.in, empty, r, nullptr, grad.get(),
               &in_deriv);
   const BaseFloat eps = 1e-2;
   for (int32 k = 0; k < 3; k++) {
-    Matrix<BaseFloat> dir = testing::RandMat(nin, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> dir = testing::RandMat(nin, c->InputDim(), &rs);
     for (int32 i = 0; i < nin; i++)
       if (s.in_idx[i].t == kNoTime) dir.Row(i).SetZero();
-    Matrix<BaseFloat> plus = testing::Contig(s.in), minus = testing::Contig(s.in);
+    CuMatrix<BaseFloat> plus = testing::Contig(s.in),
+                        minus = testing::Contig(s.in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric = (objf(*c, plus) - objf(*c, minus)) / (2 * eps);
@@ -325,8 +332,8 @@ void CheckBackprop(const std::string &config, const std::vector<int32> &images,
         << "parameter derivative";
   }
   // Backprop adds to in_deriv.
-  Matrix<BaseFloat> start = testing::RandMat(nin, c->InputDim(), &rs);
-  Matrix<BaseFloat> d2 = testing::Contig(start);
+  CuMatrix<BaseFloat> start = testing::RandMat(nin, c->InputDim(), &rs);
+  CuMatrix<BaseFloat> d2 = testing::Contig(start);
   c->Backprop("test", s.pi.get(), s.in, empty, r, nullptr, nullptr, &d2);
   d2.AddMat(-1.0, start);
   EXPECT_TRUE(d2.ApproxEqual(in_deriv, 1e-4));
@@ -358,11 +365,12 @@ TEST(ConvolutionBackprop, NaturalGradientUpdateFollowsTheGradient) {
   Frames frames = RandomFrames(*c, {0, 1}, Range(-1, 7), &rs);
   Step s;
   Prepare(*c, {0, 1}, Range(-1, 7), Range(0, 6), frames, &s);
-  Matrix<BaseFloat> r = testing::RandMat(s.out_idx.size(), c->OutputDim(), &rs);
+  CuMatrix<BaseFloat> r =
+      testing::RandMat(s.out_idx.size(), c->OutputDim(), &rs);
   std::unique_ptr<Conv> grad(dynamic_cast<Conv *>(c->Copy()));
   grad->Scale(0.0);
   grad->SetAsGradient();
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> empty;
   c->Backprop("test", s.pi.get(), s.in, empty, r, nullptr, grad.get(), nullptr);
   std::unique_ptr<Conv> updated(dynamic_cast<Conv *>(c->Copy()));
   c->Backprop("test", s.pi.get(), s.in, empty, r, nullptr, updated.get(),
@@ -446,8 +454,8 @@ TEST(ConvolutionIo, PrecomputedIndexesRoundTrip) {
     back->Write(os2, b == 1);
     EXPECT_EQ(os2.str(), os.str());
     // The read plan computes the same output.
-    Matrix<BaseFloat> o1 = testing::NewMat(s.out_idx.size(), c->OutputDim()),
-                      o2 = testing::NewMat(s.out_idx.size(), c->OutputDim());
+    CuMatrix<BaseFloat> o1 = testing::NewMat(s.out_idx.size(), c->OutputDim()),
+                        o2 = testing::NewMat(s.out_idx.size(), c->OutputDim());
     c->Propagate(s.pi.get(), s.in, &o1);
     c->Propagate(back.get(), s.in, &o2);
     EXPECT_TRUE(o1.Equal(o2));
@@ -493,7 +501,8 @@ TEST(ConvolutionInit, OffsetsOptionAndInitUnit) {
   // init-unit: identity in the (0,0) block (offset index 2), zero elsewhere.
   for (int32 r = 0; r < 2; r++)
     for (int32 col = 0; col < 10; col++)
-      EXPECT_EQ(a->LinearParams()(r, col), (col == 4 + r) ? 1.0 : 0.0);
+      EXPECT_EQ(a->LinearParams().GetElement(r, col),
+                (col == 4 + r) ? 1.0 : 0.0);
 }
 
 TEST(ConvolutionConfig, ErrorsNameTheProblem) {

@@ -57,26 +57,27 @@ std::vector<Index> Grid(int32 num_seq, int32 t0, int32 len) {
 }
 
 // Input with no zeros (so out / in recovers the mask exactly).
-Matrix<BaseFloat> NonZeroInput(int32 rows, int32 cols, RandomSource *rs) {
-  Matrix<BaseFloat> m = RandMat(rows, cols, rs);
+CuMatrix<BaseFloat> NonZeroInput(int32 rows, int32 cols, RandomSource *rs) {
+  Matrix<BaseFloat> m = ToHost(RandMat(rows, cols, rs));
   for (int32 r = 0; r < rows; r++)
     for (int32 c = 0; c < cols; c++)
       m(r, c) = (m(r, c) >= 0 ? 1.0f : -1.0f) * (0.5f + std::fabs(m(r, c)));
-  return m;
+  return testing::Contig(m);
 }
 
 // Runs Propagate with precomputed indexes for 'indexes'; returns the mask
 // (out / in) and, in *memo_out (if non-null), the memo (else it is freed).
 Matrix<BaseFloat> RunMask(const Component &c, const std::vector<Index> &indexes,
-                          const Matrix<BaseFloat> &in,
+                          const CuMatrixBase<BaseFloat> &in_cu,
                           ComponentPrecomputedIndexes **pi_out = nullptr,
                           void **memo_out = nullptr) {
   MiscComputationInfo misc;
   ComponentPrecomputedIndexes *pi =
       c.PrecomputeIndexes(misc, indexes, indexes, true);
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), in.NumCols());
-  void *memo = c.Propagate(pi, in, &out);
-  Matrix<BaseFloat> mask = NewMat(in.NumRows(), in.NumCols());
+  CuMatrix<BaseFloat> out_cu = NewMat(in_cu.NumRows(), in_cu.NumCols());
+  void *memo = c.Propagate(pi, in_cu, &out_cu);
+  const Matrix<BaseFloat> in = ToHost(in_cu), out = ToHost(out_cu);
+  Matrix<BaseFloat> mask(in.NumRows(), in.NumCols());
   for (int32 r = 0; r < in.NumRows(); r++)
     for (int32 k = 0; k < in.NumCols(); k++) mask(r, k) = out(r, k) / in(r, k);
   if (memo_out) *memo_out = memo; else c.DeleteMemo(memo);
@@ -237,7 +238,7 @@ TEST(GeneralDropout, MaskIsSharedPerSequenceAndHasTheRightValues) {
   auto c = Make<GeneralDropoutComponent>("dim=40 dropout-proportion=0.25");
   // 300 sequences x 3 frames: every row of a sequence has the same mask.
   std::vector<Index> idx = Grid(300, 0, 3);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 40, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 40, &rs);
   Matrix<BaseFloat> mask = RunMask(*c, idx, in);
   int64 zeros = 0;
   for (int32 s = 0; s < 300; s++) {
@@ -261,7 +262,7 @@ TEST(GeneralDropout, BlockDimRepeatsTheMaskAndTimePeriodSplitsIt) {
       "dim=12 block-dim=4 time-period=5 dropout-proportion=0.5");
   // t from -5 to 9: time blocks [-5,-1], [0,4], [5,9].
   std::vector<Index> idx = Grid(2, -5, 15);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 12, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 12, &rs);
   Matrix<BaseFloat> mask = RunMask(*c, idx, in);
   int32 distinct_pairs = 0;
   for (size_t i = 0; i < idx.size(); i++) {
@@ -288,7 +289,7 @@ TEST(GeneralDropout, ContinuousMaskRangeAndMean) {
   auto c = Make<GeneralDropoutComponent>("dim=50 dropout-proportion=0.3 "
                                          "continuous=true");
   std::vector<Index> idx = Grid(200, 0, 2);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 50, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 50, &rs);
   Matrix<BaseFloat> mask = RunMask(*c, idx, in);
   double sum = 0.0, lo = 10, hi = -10;
   for (int32 s = 0; s < 200; s++)
@@ -334,7 +335,7 @@ TEST(GeneralDropout, SpecAugmentFrequencyMasks) {
         "dim=20 specaugment-max-proportion=0.3 specaugment-max-regions=" +
         std::to_string(regions));
     std::vector<Index> idx = Grid(400, 0, 2);
-    Matrix<BaseFloat> in = NonZeroInput(idx.size(), bins, &rs);
+    CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), bins, &rs);
     Matrix<BaseFloat> mask = RunMask(*c, idx, in);
     std::set<int32> counts;
     int32 max_runs = 0;
@@ -365,28 +366,33 @@ TEST(GeneralDropout, BackpropAppliesTheMaskOfTheMemo) {
         std::string("dim=12 specaugment-max-proportion=0.5")}) {
     auto c = Make<GeneralDropoutComponent>(cfg);
     std::vector<Index> idx = Grid(3, 0, 6);
-    Matrix<BaseFloat> in = NonZeroInput(idx.size(), 12, &rs);
+    CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 12, &rs);
     ComponentPrecomputedIndexes *pi = nullptr;
     void *memo = nullptr;
     Matrix<BaseFloat> mask = RunMask(*c, idx, in, &pi, &memo);
     ASSERT_TRUE(memo != nullptr) << cfg;
-    Matrix<BaseFloat> out_deriv = RandMat(idx.size(), 12, &rs);
-    Matrix<BaseFloat> in_deriv = NewMat(idx.size(), 12), empty;
+    CuMatrix<BaseFloat> out_deriv = RandMat(idx.size(), 12, &rs);
+    CuMatrix<BaseFloat> in_deriv = NewMat(idx.size(), 12), empty;
     c->Backprop("test", pi, empty, empty, out_deriv, memo, nullptr, &in_deriv);
+    const Matrix<BaseFloat> in_deriv_h = ToHost(in_deriv),
+                            out_deriv_h = ToHost(out_deriv);
     for (size_t r = 0; r < idx.size(); r++)
       for (int32 k = 0; k < 12; k++)
-        EXPECT_NEAR(in_deriv(r, k), out_deriv(r, k) * mask(r, k), 1e-5) << cfg;
+        EXPECT_NEAR(in_deriv_h(r, k), out_deriv_h(r, k) * mask(r, k), 1e-5)
+            << cfg;
     // In place (kBackpropInPlace): the same result.
-    Matrix<BaseFloat> d = testing::Contig(out_deriv);
+    CuMatrix<BaseFloat> d = testing::Contig(out_deriv);
     c->Backprop("test", pi, empty, empty, d, memo, nullptr, &d);
     EXPECT_TRUE(d.ApproxEqual(in_deriv, 1e-6)) << cfg;
     c->DeleteMemo(memo);
     // Propagate in place (kPropagateInPlace) multiplies by a mask too.
-    Matrix<BaseFloat> x = testing::Contig(in);
-    c->DeleteMemo(c->Propagate(pi, x, &x));
+    CuMatrix<BaseFloat> x_cu = testing::Contig(in);
+    c->DeleteMemo(c->Propagate(pi, x_cu, &x_cu));
+    const Matrix<BaseFloat> x = ToHost(x_cu), in_h = ToHost(in);
     for (size_t r = 0; r < idx.size(); r++)
       for (int32 k = 0; k < 12; k++)
-        EXPECT_TRUE(x(r, k) == 0.0f || std::fabs(x(r, k) / in(r, k)) > 0.0f);
+        EXPECT_TRUE(x(r, k) == 0.0f ||
+                    std::fabs(x(r, k) / in_h(r, k)) > 0.0f);
     delete pi;
   }
 }
@@ -394,7 +400,7 @@ TEST(GeneralDropout, BackpropAppliesTheMaskOfTheMemo) {
 TEST(GeneralDropout, TestModeAndZeroProportionAreTheIdentity) {
   RandomSource rs(6);
   std::vector<Index> idx = Grid(2, 0, 4);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 6, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 6, &rs);
   for (const std::string &cfg :
        {std::string("dim=6 dropout-proportion=0.5 test-mode=true"),
         std::string("dim=6 dropout-proportion=0.0"),
@@ -406,8 +412,9 @@ TEST(GeneralDropout, TestModeAndZeroProportionAreTheIdentity) {
     EXPECT_EQ(memo, nullptr) << cfg;
     for (size_t r = 0; r < idx.size(); r++)
       for (int32 k = 0; k < 6; k++) EXPECT_EQ(mask(r, k), 1.0f) << cfg;
-    Matrix<BaseFloat> od = RandMat(idx.size(), 6, &rs), id = NewMat(idx.size(), 6);
-    Matrix<BaseFloat> empty;
+    CuMatrix<BaseFloat> od = RandMat(idx.size(), 6, &rs),
+                        id = NewMat(idx.size(), 6);
+    CuMatrix<BaseFloat> empty;
     c->Backprop("test", pi, empty, empty, od, nullptr, nullptr, &id);
     EXPECT_TRUE(id.Equal(od)) << cfg;
     delete pi;
@@ -422,7 +429,7 @@ TEST(GeneralDropout, SameSeedSameMask) {
   RandomSource rs(7);
   auto c = Make<GeneralDropoutComponent>("dim=10 dropout-proportion=0.5");
   std::vector<Index> idx = Grid(20, 0, 2);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 10, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 10, &rs);
   c->ResetGenerator(11);
   Matrix<BaseFloat> m1 = RunMask(*c, idx, in);
   Matrix<BaseFloat> m2 = RunMask(*c, idx, in);
@@ -542,7 +549,7 @@ TEST(SpecAugmentTimeMask, RunsAreWithinLimitsAndFramesAreWhole) {
   std::vector<Index> idx;
   for (int32 n = num_seq - 1; n >= 0; n--)
     for (int32 t = len - 1; t >= 0; t--) idx.push_back(Index(n, t));
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), dim, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), dim, &rs);
   Matrix<BaseFloat> mask = RunMask(*c, idx, in);
   int64 zeros = 0;
   int32 longest_zero = 0, longest_kept = 0;
@@ -586,21 +593,21 @@ TEST(SpecAugmentTimeMask, BackpropTestModeIoAndKaldiFormat) {
   auto c = Make<SpecAugmentTimeMaskComponent>(
       "dim=3 zeroed-proportion=0.5 time-mask-max-frames=3");
   std::vector<Index> idx = Grid(4, 0, 30);
-  Matrix<BaseFloat> in = NonZeroInput(idx.size(), 3, &rs);
+  CuMatrix<BaseFloat> in = NonZeroInput(idx.size(), 3, &rs);
   ComponentPrecomputedIndexes *pi = nullptr;
   void *memo = nullptr;
   Matrix<BaseFloat> mask = RunMask(*c, idx, in, &pi, &memo);
   ASSERT_TRUE(memo != nullptr);
-  Matrix<BaseFloat> od = RandMat(idx.size(), 3, &rs), empty;
-  Matrix<BaseFloat> id = testing::Contig(od);
+  CuMatrix<BaseFloat> od = RandMat(idx.size(), 3, &rs), empty;
+  CuMatrix<BaseFloat> id = testing::Contig(od);
   c->Backprop("test", pi, empty, empty, id, memo, nullptr, &id);  // in place
   for (size_t r = 0; r < idx.size(); r++)
     for (int32 k = 0; k < 3; k++)
-      EXPECT_FLOAT_EQ(id(r, k), od(r, k) * mask(r, k));
+      EXPECT_FLOAT_EQ(id.GetElement(r, k), od.GetElement(r, k) * mask(r, k));
   c->DeleteMemo(memo);
   // Test mode: identity, no memo.
   c->SetTestMode(true);
-  Matrix<BaseFloat> out = NewMat(idx.size(), 3);
+  CuMatrix<BaseFloat> out = NewMat(idx.size(), 3);
   EXPECT_EQ(c->Propagate(pi, in, &out), nullptr);
   EXPECT_TRUE(out.Equal(in));
   delete pi;
@@ -647,14 +654,15 @@ TEST(DropoutMask, ConfigIndexesAndInfo) {
 }
 
 TEST(DropoutMask, TrainingMasks) {
-  Matrix<BaseFloat> no_input;
+  CuMatrix<BaseFloat> no_input;
   const int32 rows = 4000;
   for (int32 dim : {2, 3, 5}) {
     auto c = Make<DropoutMaskComponent>("output-dim=" + std::to_string(dim) +
                                         " dropout-proportion=0.3");
     c->ResetGenerator(dim);
-    Matrix<BaseFloat> out = NewMat(rows, dim);
-    EXPECT_EQ(c->Propagate(nullptr, no_input, &out), nullptr);
+    CuMatrix<BaseFloat> out_cu = NewMat(rows, dim);
+    EXPECT_EQ(c->Propagate(nullptr, no_input, &out_cu), nullptr);
+    const Matrix<BaseFloat> out = ToHost(out_cu);
     std::vector<int32> zeros(dim, 0);
     for (int32 r = 0; r < rows; r++) {
       for (int32 k = 0; k < dim; k++) {
@@ -669,7 +677,7 @@ TEST(DropoutMask, TrainingMasks) {
     for (int32 k = 0; k < dim; k++)
       EXPECT_NEAR(zeros[k] / double(rows), 0.3, 0.03) << dim << " " << k;
     // The derivative w.r.t. the (unread) input is zero.
-    Matrix<BaseFloat> od = NewMat(rows, dim), id = NewMat(rows, dim);
+    CuMatrix<BaseFloat> od = NewMat(rows, dim), id = NewMat(rows, dim);
     od.Set(1.0);
     id.Set(5.0);
     c->Backprop("test", nullptr, no_input, no_input, od, nullptr, nullptr, &id);
@@ -678,8 +686,9 @@ TEST(DropoutMask, TrainingMasks) {
   // Continuous: uniform on [1 - 2p, 1 + 2p], mean one.
   auto k = Make<DropoutMaskComponent>(
       "output-dim=4 dropout-proportion=0.2 continuous=true");
-  Matrix<BaseFloat> out = NewMat(rows, 4);
-  k->Propagate(nullptr, no_input, &out);
+  CuMatrix<BaseFloat> out_cu = NewMat(rows, 4);
+  k->Propagate(nullptr, no_input, &out_cu);
+  const Matrix<BaseFloat> out = ToHost(out_cu);
   double sum = 0;
   for (int32 r = 0; r < rows; r++)
     for (int32 j = 0; j < 4; j++) {
@@ -691,23 +700,23 @@ TEST(DropoutMask, TrainingMasks) {
 }
 
 TEST(DropoutMask, TestModeAndZeroProportion) {
-  Matrix<BaseFloat> no_input;
-  Matrix<BaseFloat> out = NewMat(5, 3);
+  CuMatrix<BaseFloat> no_input;
+  CuMatrix<BaseFloat> out = NewMat(5, 3);
   auto c = Make<DropoutMaskComponent>("output-dim=3 dropout-proportion=0.3 "
                                       "test-mode=true");
   c->Propagate(nullptr, no_input, &out);
   for (int32 r = 0; r < 5; r++)
-    for (int32 k = 0; k < 3; k++) EXPECT_FLOAT_EQ(out(r, k), 0.7f);
+    for (int32 k = 0; k < 3; k++) EXPECT_FLOAT_EQ(out.GetElement(r, k), 0.7f);
   auto k = Make<DropoutMaskComponent>(
       "output-dim=3 dropout-proportion=0.3 continuous=true test-mode=true");
   k->Propagate(nullptr, no_input, &out);
   for (int32 r = 0; r < 5; r++)
-    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out(r, j), 1.0f);
+    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out.GetElement(r, j), 1.0f);
   auto z = Make<DropoutMaskComponent>("output-dim=3 dropout-proportion=0");
   out.Set(7.0);
   z->Propagate(nullptr, no_input, &out);
   for (int32 r = 0; r < 5; r++)
-    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out(r, j), 1.0f);
+    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out.GetElement(r, j), 1.0f);
 }
 
 TEST(DropoutMask, IoFormats) {

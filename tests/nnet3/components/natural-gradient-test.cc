@@ -139,7 +139,7 @@ Matrix<BaseFloat> RandomMatrix(int32 rows, int32 cols, RandomSource *rs) {
 // beta = rho (1 + alpha) + alpha tr(D) / dim, and G P = beta I for
 // G = R^T D R + beta I, P = I - W^T W.
 void CheckStateAlgebra(const OnlineNaturalGradient &p, double tol) {
-  const MatrixBase<BaseFloat> &W = p.W();
+  const Matrix<BaseFloat> W = ToHost(p.W());
   int32 R = W.NumRows(), D = W.NumCols();
   double alpha = p.GetAlpha(), rho = p.Rho(), tr_d = 0.0;
   ASSERT_EQ(p.DiagD().Dim(), R);
@@ -184,10 +184,11 @@ void CheckStateAlgebra(const OnlineNaturalGradient &p, double tol) {
 // norm, and the map is symmetric positive definite.
 void CheckOneCall(OnlineNaturalGradient *p, const Matrix<BaseFloat> &X) {
   bool initialized = p->NumCalls() > 0;
-  Matrix<BaseFloat> W_before(p->W());
-  Matrix<BaseFloat> Y(X);
+  Matrix<BaseFloat> W_before = ToHost(p->W());
+  CuMatrix<BaseFloat> cu_Y(X);
   BaseFloat scale = -1.0;
-  p->PreconditionDirections(&Y, &scale);
+  p->PreconditionDirections(&cu_Y, &scale);
+  Matrix<BaseFloat> Y = ToHost(cu_Y);
   double in_norm = FrobeniusSq(X), out_norm = FrobeniusSq(Y);
   EXPECT_NEAR(scale * scale * out_norm, in_norm, 1e-4 * in_norm);
   if (initialized) {
@@ -228,12 +229,12 @@ TEST(NaturalGradientTest, ConvergesToCovariance) {
   sd[0] = 10.0; sd[1] = 7.0; sd[2] = 4.0;  // variances 100, 49, 16, then 1
   OnlineNaturalGradient p = MakePreconditioner(3, 1, 2000.0, 4.0);
   for (int32 it = 0; it < 400; it++) {
-    Matrix<BaseFloat> X = CorrelatedData(100, V, sd, &rs);
+    CuMatrix<BaseFloat> X(CorrelatedData(100, V, sd, &rs));
     BaseFloat scale;
     p.PreconditionDirections(&X, &scale);
   }
   CheckStateAlgebra(p, 2e-3);
-  const MatrixBase<BaseFloat> &W = p.W();
+  const Matrix<BaseFloat> W = ToHost(p.W());
   double rho = p.Rho(), tr_d = 0.0;
   for (int32 i = 0; i < 3; i++) tr_d += p.DiagD()(i);
   double beta = rho * 5.0 + 4.0 * tr_d / D;
@@ -260,9 +261,10 @@ TEST(NaturalGradientTest, IsotropicDataIsNearlyUnchanged) {
   double rel = 1.0;
   for (int32 it = 0; it < 100; it++) {
     Matrix<BaseFloat> X = CorrelatedData(200, V, sd, &rs);
-    Matrix<BaseFloat> Y(X);
+    CuMatrix<BaseFloat> cu_Y(X);
     BaseFloat scale;
-    p.PreconditionDirections(&Y, &scale);
+    p.PreconditionDirections(&cu_Y, &scale);
+    Matrix<BaseFloat> Y = ToHost(cu_Y);
     Y.Scale(scale);
     Y.AddMat(-1.0, X);
     rel = std::sqrt(FrobeniusSq(Y) / FrobeniusSq(X));
@@ -278,25 +280,25 @@ TEST(NaturalGradientTest, UpdatePeriodAndFreeze) {
   std::vector<double> sd = {5, 4, 3, 2, 1, 1, 1, 1};
   OnlineNaturalGradient p = MakePreconditioner(3, 3, 500.0, 4.0);
   for (int32 t = 0; t < 30; t++) {
-    Matrix<BaseFloat> W_before(p.W());
+    Matrix<BaseFloat> W_before = ToHost(p.W());
     BaseFloat rho_before = p.Rho();
     bool expect_update = t <= 10 || (t - 10) % 3 == 0;
     EXPECT_EQ(p.Updating(), expect_update) << t;
     Matrix<BaseFloat> X = CorrelatedData(20, V, sd, &rs);
     CheckOneCall(&p, X);
     if (t > 0) {
-      bool changed = !W_before.Equal(p.W()) || rho_before != p.Rho();
+      bool changed = !W_before.Equal(ToHost(p.W())) || rho_before != p.Rho();
       EXPECT_EQ(changed, expect_update) << t;
     }
   }
   p.Freeze(true);
-  Matrix<BaseFloat> W_frozen(p.W());
+  Matrix<BaseFloat> W_frozen = ToHost(p.W());
   BaseFloat rho_frozen = p.Rho();
   for (int32 t = 0; t < 12; t++) {
     EXPECT_FALSE(p.Updating());
     CheckOneCall(&p, CorrelatedData(20, V, sd, &rs));
   }
-  EXPECT_TRUE(W_frozen.Equal(p.W()));
+  EXPECT_TRUE(W_frozen.Equal(ToHost(p.W())));
   EXPECT_EQ(rho_frozen, p.Rho());
   // A frozen, fresh preconditioner still initializes on its first call,
   // then stays fixed.
@@ -304,9 +306,9 @@ TEST(NaturalGradientTest, UpdatePeriodAndFreeze) {
   q.Freeze(true);
   CheckOneCall(&q, CorrelatedData(20, V, sd, &rs));
   ASSERT_EQ(q.W().NumRows(), 3);
-  Matrix<BaseFloat> W_q(q.W());
+  Matrix<BaseFloat> W_q = ToHost(q.W());
   CheckOneCall(&q, CorrelatedData(20, V, sd, &rs));
-  EXPECT_TRUE(W_q.Equal(q.W()));
+  EXPECT_TRUE(W_q.Equal(ToHost(q.W())));
 }
 
 // Orthonormality of R_t survives many updates with badly scaled and
@@ -323,7 +325,7 @@ TEST(NaturalGradientTest, StaysOrthonormalOnHardData) {
       sd[k] = std::pow(10.0, (it % 5) - 2) * (k + 1);
     Matrix<BaseFloat> X = CorrelatedData(16, V, sd, &rs);
     if (it % 37 == 36) X.SetZero();
-    Matrix<BaseFloat> Y(X);
+    CuMatrix<BaseFloat> Y(X);
     BaseFloat scale;
     p.PreconditionDirections(&Y, &scale);
     ASSERT_TRUE(Y.IsFinite());
@@ -341,11 +343,11 @@ TEST(NaturalGradientTest, SpecialCases) {
   OnlineNaturalGradient p = MakePreconditioner(4, 1, 2000.0, 4.0);
   Matrix<BaseFloat> X(5, 1);
   for (int32 i = 0; i < 5; i++) X(i, 0) = i - 2.0;
-  Matrix<BaseFloat> Y(X);
+  CuMatrix<BaseFloat> Y(X);
   BaseFloat scale = 0.0;
   p.PreconditionDirections(&Y, &scale);
   EXPECT_EQ(scale, 1.0);
-  EXPECT_TRUE(Y.Equal(X));
+  EXPECT_TRUE(ToHost(Y).Equal(X));
   // Rank not below the dimension: reduced to dimension - 1.
   RandomSource rs(2);
   OnlineNaturalGradient q = MakePreconditioner(6, 1, 2000.0, 4.0);
@@ -362,7 +364,7 @@ TEST(NaturalGradientTest, SpecialCases) {
                       "dim=4 rank=8 learning-rate=0.1");
   EXPECT_NE(testing::WriteToString(*c, false).find("<Rank> 8 "),
             std::string::npos);
-  Matrix<BaseFloat> in(10, 4), out_deriv(10, 4), out(10, 4);
+  CuMatrix<BaseFloat> in(10, 4), out_deriv(10, 4), out(10, 4);
   in.SetRandn(&rs);
   out_deriv.SetRandn(&rs);
   c->Backprop("", nullptr, in, out, out_deriv, nullptr, c.get(), nullptr);
@@ -375,16 +377,16 @@ TEST(NaturalGradientTest, CopyCarriesState) {
   RandomSource rs(8);
   OnlineNaturalGradient p = MakePreconditioner(3, 2, 1000.0, 2.0);
   for (int32 i = 0; i < 5; i++) {
-    Matrix<BaseFloat> X(30, 9);
+    CuMatrix<BaseFloat> X(30, 9);
     X.SetRandn(&rs);
     BaseFloat s;
     p.PreconditionDirections(&X, &s);
   }
   OnlineNaturalGradient c(p);
   for (int32 i = 0; i < 15; i++) {
-    Matrix<BaseFloat> X(30, 9);
+    CuMatrix<BaseFloat> X(30, 9);
     X.SetRandn(&rs);
-    Matrix<BaseFloat> X2(X);
+    CuMatrix<BaseFloat> X2(X);
     BaseFloat s1, s2;
     p.PreconditionDirections(&X, &s1);
     c.PreconditionDirections(&X2, &s2);
@@ -408,28 +410,31 @@ TEST(NaturalGradientComponentTest, AffineUpdateComposition) {
   OnlineNaturalGradient pin = MakePreconditioner(3, 1, 500.0, 3.0),
                         pout = MakePreconditioner(2, 1, 500.0, 3.0);
   for (int32 step = 0; step < 4; step++) {
-    Matrix<BaseFloat> in(20, 6), out_deriv(20, 5), out(20, 5);
+    CuMatrix<BaseFloat> in(20, 6), out_deriv(20, 5), out(20, 5);
     in.SetRandn(&rs);
     out_deriv.SetRandn(&rs);
-    Matrix<BaseFloat> W0(ng->LinearParams());
-    Vector<BaseFloat> b0(ng->BiasParams());
+    Matrix<BaseFloat> W0 = ToHost(ng->LinearParams());
+    Vector<BaseFloat> b0 = ToHost(ng->BiasParams());
     ng->Backprop("", nullptr, in, out, out_deriv, nullptr, ng, nullptr);
     Matrix<BaseFloat> ia(20, 7);
     for (int32 r = 0; r < 20; r++) {
-      for (int32 j = 0; j < 6; j++) ia(r, j) = in(r, j);
+      for (int32 j = 0; j < 6; j++) ia(r, j) = in.Mat()(r, j);
       ia(r, 6) = 1.0;
     }
-    Matrix<BaseFloat> od(out_deriv);
+    CuMatrix<BaseFloat> cu_ia(ia), cu_od(out_deriv);
     BaseFloat s_in, s_out;
-    pin.PreconditionDirections(&ia, &s_in);
-    pout.PreconditionDirections(&od, &s_out);
+    pin.PreconditionDirections(&cu_ia, &s_in);
+    pout.PreconditionDirections(&cu_od, &s_out);
+    cu_ia.CopyToMat(&ia);
+    Matrix<BaseFloat> od = ToHost(cu_od);
     double lr = 0.1 * double(s_in) * s_out;
     for (int32 i = 0; i < 5; i++) {
       for (int32 j = 0; j <= 6; j++) {
         double s = 0.0;
         for (int32 r = 0; r < 20; r++) s += double(od(r, i)) * ia(r, j);
         double expected = (j < 6 ? W0(i, j) : b0(i)) + lr * s;
-        double got = (j < 6 ? ng->LinearParams()(i, j) : ng->BiasParams()(i));
+        double got = (j < 6 ? ng->LinearParams().Mat()(i, j)
+                              : ng->BiasParams().Vec()(i));
         EXPECT_NEAR(got, expected, 1e-5) << step << " " << i << " " << j;
       }
     }
@@ -454,11 +459,11 @@ TEST(NaturalGradientComponentTest, AffineUpdateComposition) {
 // update differs from plain SGD.
 TEST(NaturalGradientComponentTest, WhenPlainSgd) {
   RandomSource rs(6);
-  Matrix<BaseFloat> in(30, 6), out_deriv(30, 4), out(30, 4);
+  CuMatrix<BaseFloat> in(30, 6), out_deriv(30, 4), out(30, 4);
   in.SetRandn(&rs);
   out_deriv.SetRandn(&rs);
   Matrix<BaseFloat> sgd(4, 6);
-  sgd.AddMatMat(0.5, out_deriv, kTrans, in, kNoTrans, 0.0);
+  sgd.AddMatMat(0.5, ToHost(out_deriv), kTrans, ToHost(in), kNoTrans, 0.0);
   for (int32 variant = 0; variant < 4; variant++) {
     std::unique_ptr<Component> c;
     if (variant < 2) {
@@ -478,15 +483,15 @@ TEST(NaturalGradientComponentTest, WhenPlainSgd) {
     }
     Matrix<BaseFloat> before(4, 6);
     if (variant < 2)
-      before.CopyFromMat(dynamic_cast<AffineComponent *>(u)->LinearParams());
+      dynamic_cast<AffineComponent *>(u)->LinearParams().CopyToMat(&before);
     else
-      before.CopyFromMat(dynamic_cast<LinearComponent *>(u)->Params());
+      dynamic_cast<LinearComponent *>(u)->Params().CopyToMat(&before);
     c->Backprop("", nullptr, in, out, out_deriv, nullptr, c.get(), nullptr);
     Matrix<BaseFloat> delta(4, 6);
     if (variant < 2)
-      delta.CopyFromMat(dynamic_cast<AffineComponent *>(u)->LinearParams());
+      dynamic_cast<AffineComponent *>(u)->LinearParams().CopyToMat(&delta);
     else
-      delta.CopyFromMat(dynamic_cast<LinearComponent *>(u)->Params());
+      dynamic_cast<LinearComponent *>(u)->Params().CopyToMat(&delta);
     delta.AddMat(-1.0, before);
     delta.AddMat(-1.0, sgd);
     double diff = std::sqrt(FrobeniusSq(delta) / FrobeniusSq(sgd));
@@ -508,19 +513,19 @@ TEST(NaturalGradientComponentTest, PerElementScaleUpdate) {
   auto *pe = dynamic_cast<NaturalGradientPerElementScaleComponent *>(c.get());
   OnlineNaturalGradient oracle = MakePreconditioner(3, 2, 300.0, 2.0);
   for (int32 step = 0; step < 15; step++) {
-    Matrix<BaseFloat> in(25, 7), out_deriv(25, 7), out(25, 7);
+    CuMatrix<BaseFloat> in(25, 7), out_deriv(25, 7), out(25, 7);
     in.SetRandn(&rs);
     out_deriv.SetRandn(&rs);
-    Vector<BaseFloat> s0(pe->Scales());
+    Vector<BaseFloat> s0 = ToHost(pe->Scales());
     pe->Backprop("", nullptr, in, out, out_deriv, nullptr, pe, nullptr);
-    Matrix<BaseFloat> g(in);
+    CuMatrix<BaseFloat> g(in);
     g.MulElements(out_deriv);
     BaseFloat scale;
     oracle.PreconditionDirections(&g, &scale);
     for (int32 j = 0; j < 7; j++) {
       double s = 0.0;
-      for (int32 r = 0; r < 25; r++) s += g(r, j);
-      EXPECT_NEAR(pe->Scales()(j), s0(j) + 0.2 * scale * s, 1e-5);
+      for (int32 r = 0; r < 25; r++) s += g.Mat()(r, j);
+      EXPECT_NEAR(pe->Scales().Vec()(j), s0(j) + 0.2 * scale * s, 1e-5);
     }
   }
   std::unique_ptr<Component> frozen(pe->Copy());
@@ -559,33 +564,34 @@ TEST(NaturalGradientComponentTest, OffsetScaleAndOffsetConstantFunction) {
                           o_cf = MakePreconditioner(40, 1, 2000.0, 4.0);
     for (int32 step = 0; step < 14; step++) {
       const int32 N = 9;
-      Matrix<BaseFloat> in = testing::Contig(RandomMatrix(N, 12, &rs));
-      Matrix<BaseFloat> od = testing::Contig(RandomMatrix(N, 12, &rs));
+      CuMatrix<BaseFloat> in = testing::Contig(RandomMatrix(N, 12, &rs));
+      CuMatrix<BaseFloat> od = testing::Contig(RandomMatrix(N, 12, &rs));
       // Rows of block-dim 6: row (r, half) = columns half*6 .. half*6+5.
       Matrix<BaseFloat> od_blocks(2 * N, 6), in_blocks(2 * N, 6);
       for (int32 r = 0; r < N; r++)
         for (int32 j = 0; j < 12; j++) {
-          od_blocks(2 * r + j / 6, j % 6) = od(r, j);
-          in_blocks(2 * r + j / 6, j % 6) = in(r, j);
+          od_blocks(2 * r + j / 6, j % 6) = od.Mat()(r, j);
+          in_blocks(2 * r + j / 6, j % 6) = in.Mat()(r, j);
         }
       // PerElementOffsetComponent.
-      Vector<BaseFloat> o0(po->Offsets());
-      Matrix<BaseFloat> out = testing::Forward(*po, in);
+      Vector<BaseFloat> o0 = ToHost(po->Offsets());
+      CuMatrix<BaseFloat> out = testing::Forward(*po, in);
       po->Backprop("", nullptr, in, out, od, nullptr, po, nullptr);
-      Matrix<BaseFloat> g(od_blocks);
+      CuMatrix<BaseFloat> g(od_blocks);
       BaseFloat sc = 1.0;
       if (ng) o_off.PreconditionDirections(&g, &sc);
       for (int32 k = 0; k < 6; k++) {
         double sum = 0.0;
-        for (int32 r = 0; r < 2 * N; r++) sum += g(r, k);
-        EXPECT_NEAR(po->Offsets()(k), o0(k) + 0.3 * sc * sum, 1e-5);
+        for (int32 r = 0; r < 2 * N; r++) sum += g.Mat()(r, k);
+        EXPECT_NEAR(po->Offsets().Vec()(k), o0(k) + 0.3 * sc * sum, 1e-5);
       }
       // ScaleAndOffsetComponent (the input is recovered from the output).
-      Vector<BaseFloat> s0(ps->Scales()), so0(ps->Offsets());
+      Vector<BaseFloat> s0 = ToHost(ps->Scales()), so0 = ToHost(ps->Offsets());
       out = testing::Forward(*ps, in);
       ps->Backprop("", nullptr, in, out, od, nullptr, ps, nullptr);
-      Matrix<BaseFloat> go(od_blocks), gs(in_blocks);
-      gs.MulElements(od_blocks);
+      Matrix<BaseFloat> gs_host(in_blocks);
+      gs_host.MulElements(od_blocks);
+      CuMatrix<BaseFloat> go(od_blocks), gs(gs_host);
       BaseFloat sc_o = 1.0, sc_s = 1.0;
       if (ng) {
         o_so_off.PreconditionDirections(&go, &sc_o);
@@ -594,24 +600,24 @@ TEST(NaturalGradientComponentTest, OffsetScaleAndOffsetConstantFunction) {
       for (int32 k = 0; k < 6; k++) {
         double sum_o = 0.0, sum_s = 0.0;
         for (int32 r = 0; r < 2 * N; r++) {
-          sum_o += go(r, k);
-          sum_s += gs(r, k);
+          sum_o += go.Mat()(r, k);
+          sum_s += gs.Mat()(r, k);
         }
-        EXPECT_NEAR(ps->Offsets()(k), so0(k) + 0.3 * sc_o * sum_o, 1e-4);
-        EXPECT_NEAR(ps->Scales()(k), s0(k) + 0.3 * sc_s * sum_s, 1e-4);
+        EXPECT_NEAR(ps->Offsets().Vec()(k), so0(k) + 0.3 * sc_o * sum_o, 1e-4);
+        EXPECT_NEAR(ps->Scales().Vec()(k), s0(k) + 0.3 * sc_s * sum_s, 1e-4);
       }
       // ConstantFunctionComponent.
-      Vector<BaseFloat> c0(pc->Output());
-      Matrix<BaseFloat> cin(N, 2), cout(N, 50);
-      Matrix<BaseFloat> cod = RandomMatrix(N, 50, &rs);
+      Vector<BaseFloat> c0 = ToHost(pc->Output());
+      CuMatrix<BaseFloat> cin(N, 2), cout(N, 50);
+      CuMatrix<BaseFloat> cod(RandomMatrix(N, 50, &rs));
       pc->Backprop("", nullptr, cin, cout, cod, nullptr, pc, nullptr);
-      Matrix<BaseFloat> gc(cod);
+      CuMatrix<BaseFloat> gc(cod);
       BaseFloat sc_c = 1.0;
       if (ng) o_cf.PreconditionDirections(&gc, &sc_c);
       for (int32 k = 0; k < 50; k++) {
         double sum = 0.0;
-        for (int32 r = 0; r < N; r++) sum += gc(r, k);
-        EXPECT_NEAR(pc->Output()(k), c0(k) + 0.3 * sc_c * sum, 1e-5);
+        for (int32 r = 0; r < N; r++) sum += gc.Mat()(r, k);
+        EXPECT_NEAR(pc->Output().Vec()(k), c0(k) + 0.3 * sc_c * sum, 1e-5);
       }
     }
     if (ng) {
@@ -683,23 +689,24 @@ UpdatableComponent *Named(Nnet *nnet, const std::string &name) {
 // minibatch, updating the delta network's components. Returns the objective.
 double TrainStep(Nnet *nnet, Nnet *delta, const Minibatch &mb) {
   int32 num_egs = mb.input.NumRows() / 10, N = num_egs * 8;
-  Matrix<BaseFloat> spliced(N, 36);
+  Matrix<BaseFloat> spliced_host(N, 36);
   for (int32 n = 0; n < num_egs; n++)
     for (int32 t = 0; t < 8; t++)
       for (int32 o = 0; o < 3; o++)
         for (int32 c = 0; c < 12; c++)
-          spliced(n * 8 + t, o * 12 + c) = mb.input(n * 10 + t + o, c);
+          spliced_host(n * 8 + t, o * 12 + c) = mb.input(n * 10 + t + o, c);
+  CuMatrix<BaseFloat> spliced(spliced_host), targets(mb.targets);
   Component *a1 = Named(nnet, "affine1"), *a2 = Named(nnet, "affine2");
   Component *relu = nnet->GetComponent(nnet->GetComponentIndex("relu1"));
   Component *lsm = nnet->GetComponent(nnet->GetComponentIndex("logsoftmax"));
-  Matrix<BaseFloat> h1(N, 32), r1(N, 32), h2(N, 14), y(N, 14);
+  CuMatrix<BaseFloat> h1(N, 32), r1(N, 32), h2(N, 14), y(N, 14);
   a1->Propagate(nullptr, spliced, &h1);
   relu->Propagate(nullptr, h1, &r1);
   a2->Propagate(nullptr, r1, &h2);
   lsm->Propagate(nullptr, h2, &y);
-  double objf = TraceMatMat(y, mb.targets, kTrans);
-  Matrix<BaseFloat> dh2(N, 14), dr1(N, 32), dh1(N, 32);
-  lsm->Backprop("", nullptr, h2, y, mb.targets, nullptr, nullptr, &dh2);
+  double objf = TraceMatMat(y, targets, kTrans);
+  CuMatrix<BaseFloat> dh2(N, 14), dr1(N, 32), dh1(N, 32);
+  lsm->Backprop("", nullptr, h2, y, targets, nullptr, nullptr, &dh2);
   a2->Backprop("affine2", nullptr, r1, h2, dh2, nullptr,
                Named(delta, "affine2"), &dr1);
   relu->Backprop("", nullptr, h1, r1, dr1, nullptr, nullptr, &dh1);
@@ -720,8 +727,10 @@ double RelDiff(const M &a, const M &b, int32 rows, int32 cols,
     }
   return max_d / max_b;
 }
-double GetM(const CuMatrix<BaseFloat> &m, int32 i, int32 j) { return m(i, j); }
-double GetV(const CuVector<BaseFloat> &v, int32, int32 j) { return v(j); }
+double GetM(const CuMatrix<BaseFloat> &m, int32 i, int32 j) {
+  return m.Mat()(i, j);
+}
+double GetV(const CuVector<BaseFloat> &v, int32, int32 j) { return v.Vec()(j); }
 
 // Compares affine1 and affine2 of two networks: the largest difference per
 // matrix/vector relative to the largest magnitude of the reference.

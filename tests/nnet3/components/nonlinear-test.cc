@@ -54,20 +54,21 @@ Matrix<BaseFloat> Naive(const std::string &type, const Matrix<BaseFloat> &in) {
 
 // Input derivative against central differences of sum(out .* R), along
 // random directions, at input 'in'.
-void CheckInputDerivative(const Component &c, const Matrix<BaseFloat> &in,
+void CheckInputDerivative(const Component &c,
+                          const CuMatrixBase<BaseFloat> &in,
                           RandomSource *rs) {
-  Matrix<BaseFloat> out = testing::Forward(c, in);
-  Matrix<BaseFloat> out_deriv = RandMat(in.NumRows(), c.OutputDim(), rs);
-  Matrix<BaseFloat> in_deriv = NewMat(in.NumRows(), c.InputDim());
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> out = testing::Forward(c, in);
+  CuMatrix<BaseFloat> out_deriv = RandMat(in.NumRows(), c.OutputDim(), rs);
+  CuMatrix<BaseFloat> in_deriv = NewMat(in.NumRows(), c.InputDim());
+  CuMatrix<BaseFloat> empty;
   int32 props = c.Properties();
   c.Backprop("", nullptr, (props & kBackpropNeedsInput) ? in : empty,
              (props & kBackpropNeedsOutput) ? out : empty, out_deriv, nullptr,
              nullptr, &in_deriv);
   const BaseFloat eps = 1e-3;
   for (int32 t = 0; t < 3; t++) {
-    Matrix<BaseFloat> dir = RandMat(in.NumRows(), c.InputDim(), rs);
-    Matrix<BaseFloat> plus = Contig(in), minus = Contig(in);
+    CuMatrix<BaseFloat> dir = RandMat(in.NumRows(), c.InputDim(), rs);
+    CuMatrix<BaseFloat> plus = Contig(in), minus = Contig(in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric = (MatDot(testing::Forward(c, plus), out_deriv) -
@@ -83,10 +84,10 @@ TEST(NonlinearTest, PropagateMatchesNaiveFormulas) {
   RandomSource rs(1);
   for (const char *type : kTypes) {
     std::unique_ptr<Component> c = FromConfig(type, "dim=7");
-    Matrix<BaseFloat> in = RandMat(5, 7, &rs);
+    CuMatrix<BaseFloat> in = RandMat(5, 7, &rs);
     in.Scale(3.0);
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
-    Matrix<BaseFloat> ref = Naive(type, in);
+    Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in));
+    Matrix<BaseFloat> ref = Naive(type, ToHost(in));
     for (int32 r = 0; r < 5; r++)
       for (int32 j = 0; j < 7; j++)
         EXPECT_NEAR(out(r, j), ref(r, j), 1e-5 * (1 + std::fabs(ref(r, j))))
@@ -97,7 +98,7 @@ TEST(NonlinearTest, PropagateMatchesNaiveFormulas) {
   Matrix<BaseFloat> in(1, 2);
   in(0, 0) = 0.0;
   in(0, 1) = 200.0;
-  Matrix<BaseFloat> out = testing::Forward(*sm, in);
+  Matrix<BaseFloat> out = ToHost(testing::Forward(*sm, in));
   EXPECT_EQ(out(0, 0), BaseFloat(1.0e-20));
 }
 
@@ -105,12 +106,12 @@ TEST(NonlinearTest, DerivativesAndFlags) {
   RandomSource rs(2);
   for (const char *type : kTypes) {
     std::unique_ptr<Component> c = FromConfig(type, "dim=6");
-    Matrix<BaseFloat> in = RandMat(4, 6, &rs);
+    Matrix<BaseFloat> in = ToHost(RandMat(4, 6, &rs));
     // Keep ReLU inputs away from the kink at 0.
     for (int32 r = 0; r < 4; r++)
       for (int32 j = 0; j < 6; j++)
         in(r, j) += (in(r, j) >= 0 ? 0.1 : -0.1);
-    CheckInputDerivative(*c, in, &rs);
+    CheckInputDerivative(*c, Contig(in), &rs);
     testing::CheckPropertyFlags(*c, 4, &rs);
   }
   std::unique_ptr<Component> relu =
@@ -130,8 +131,9 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
   for (const char *type : kTypes) {
     std::unique_ptr<Component> c = FromConfig(type, "dim=4");
     auto *nl = dynamic_cast<NonlinearComponent *>(c.get());
-    Matrix<BaseFloat> in = RandMat(6, 4, &rs);
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    CuMatrix<BaseFloat> in = RandMat(6, 4, &rs);
+    CuMatrix<BaseFloat> out = testing::Forward(*c, in);
+    const Matrix<BaseFloat> out_h = ToHost(out);
     // The first call always stores.
     c->StoreStats(in, out, nullptr);
     std::string t(type);
@@ -144,7 +146,7 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
     for (int32 j = 0; j < 4; j++) {
       double vs = 0, ds = 0;
       for (int32 r = 0; r < 6; r++) {
-        double y = out(r, j);
+        double y = out_h(r, j);
         vs += y;
         if (t == "SigmoidComponent") ds += y * (1 - y);
         if (t == "TanhComponent") ds += 1 - y * y;
@@ -159,12 +161,13 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
     }
     // Backprop with an update target stores output-derivative stats on its
     // first call.
-    Matrix<BaseFloat> od = RandMat(6, 4, &rs), id = NewMat(6, 4);
+    CuMatrix<BaseFloat> od = RandMat(6, 4, &rs), id = NewMat(6, 4);
     c->Backprop("", nullptr, in, out, od, nullptr, c.get(), &id);
     EXPECT_EQ(nl->OderivCount(), 6.0) << type;
+    const Matrix<BaseFloat> od_h = ToHost(od);
     for (int32 j = 0; j < 4; j++) {
       double s = 0;
-      for (int32 r = 0; r < 6; r++) s += double(od(r, j)) * od(r, j);
+      for (int32 r = 0; r < 6; r++) s += double(od_h(r, j)) * od_h(r, j);
       EXPECT_NEAR(nl->OderivSumsq()(j), s, 1e-4) << type;
     }
     // Scale / Add / ZeroStats act on all statistics.
@@ -189,14 +192,16 @@ TEST(NonlinearTest, SelfRepairTerms) {
     std::unique_ptr<Component> c =
         FromConfig(type, "dim=4 self-repair-scale=0.01");
     auto *nl = dynamic_cast<NonlinearComponent *>(c.get());
-    Matrix<BaseFloat> in = RandMat(5, 4, &rs);
+    Matrix<BaseFloat> in_h = ToHost(RandMat(5, 4, &rs));
     // Saturate column 0 (large inputs) so that its average derivative is
     // tiny, column 1 always active.
     for (int32 r = 0; r < 5; r++) {
-      in(r, 0) = (type == "RectifiedLinearComponent" ? -5.0f : 8.0f);
-      in(r, 1) = 0.5f + 0.1f * r;
+      in_h(r, 0) = (type == "RectifiedLinearComponent" ? -5.0f : 8.0f);
+      in_h(r, 1) = 0.5f + 0.1f * r;
     }
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    CuMatrix<BaseFloat> in = Contig(in_h);
+    CuMatrix<BaseFloat> out = testing::Forward(*c, in);
+    const Matrix<BaseFloat> out_h = ToHost(out);
     c->StoreStats(in, out, nullptr);
     // Expected repair vector per column (times the row-dependent factor).
     std::vector<double> problem(4);
@@ -210,15 +215,15 @@ TEST(NonlinearTest, SelfRepairTerms) {
     if (type == "RectifiedLinearComponent") {
       EXPECT_EQ(problem[1], -1.0);
     }
-    Matrix<BaseFloat> od = RandMat(5, 4, &rs);
-    Matrix<BaseFloat> plain = NewMat(5, 4);
+    CuMatrix<BaseFloat> od = RandMat(5, 4, &rs);
+    CuMatrix<BaseFloat> plain = NewMat(5, 4);
     c->Backprop("", nullptr, in, out, od, nullptr, nullptr, &plain);
     int32 repaired = 0, not_repaired = 0;
     for (int32 t = 0; t < 40; t++) {
       std::unique_ptr<Component> target(c->Copy());
-      Matrix<BaseFloat> d = NewMat(5, 4);
+      CuMatrix<BaseFloat> d = NewMat(5, 4);
       c->Backprop("", nullptr, in, out, od, nullptr, target.get(), &d);
-      Matrix<BaseFloat> diff(d);
+      CuMatrix<BaseFloat> diff(d);
       diff.AddMat(-1.0, plain);
       if (diff.FrobeniusNorm() == 0.0) {
         not_repaired++;
@@ -227,14 +232,14 @@ TEST(NonlinearTest, SelfRepairTerms) {
       repaired++;
       for (int32 r = 0; r < 5; r++)
         for (int32 j = 0; j < 4; j++) {
-          double y = out(r, j), expected;
+          double y = out_h(r, j), expected;
           if (type == "SigmoidComponent")
             expected = -0.01 / 0.5 * (2 * y - 1) * problem[j];
           else if (type == "TanhComponent")
             expected = -0.01 / 0.5 * y * problem[j];
           else
             expected = 0.01 / 0.5 * problem[j];
-          EXPECT_NEAR(diff(r, j), expected, 1e-6) << type;
+          EXPECT_NEAR(diff.GetElement(r, j), expected, 1e-6) << type;
         }
       auto *nt = dynamic_cast<NonlinearComponent *>(target.get());
       EXPECT_GT(nt->NumDimsSelfRepaired(), 0.0);
@@ -254,10 +259,10 @@ TEST(NonlinearTest, IoRoundTrip) {
     testing::CheckIoRoundTrip(*c, factory);
     // With statistics (8 rows: a power of two keeps the normalized averages
     // exact).
-    Matrix<BaseFloat> in = RandMat(8, 6, &rs);
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    CuMatrix<BaseFloat> in = RandMat(8, 6, &rs);
+    CuMatrix<BaseFloat> out = testing::Forward(*c, in);
     c->StoreStats(in, out, nullptr);
-    Matrix<BaseFloat> od = RandMat(8, 6, &rs), id = NewMat(8, 6);
+    CuMatrix<BaseFloat> od = RandMat(8, 6, &rs), id = NewMat(8, 6);
     std::unique_ptr<Component> plain = FromConfig(type, "dim=6");
     plain->Backprop("", nullptr, in, out, od, nullptr, c.get(), &id);
     testing::CheckIoRoundTrip(*c, factory);

@@ -180,14 +180,14 @@ TEST(NormalizeComponent, PropagateMatchesNaive) {
     ASSERT_EQ(c->InputDim(), t.dim);
     int32 num_blocks = t.dim / t.block;
     ASSERT_EQ(c->OutputDim(), t.dim + (t.add_log ? num_blocks : 0));
-    Matrix<BaseFloat> in = RandMat(9, t.dim, &rs);
+    Matrix<BaseFloat> in = ToHost(RandMat(9, t.dim, &rs));
     in.Scale(3.0);
     // A zero row and a tiny row exercise the floor.
     for (int32 j = 0; j < t.dim; j++) {
       in(0, j) = 0.0;
       in(1, j) = 1.0e-12;
     }
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in));
     ExpectNear(out, NaiveNormalize(in, t.block, t.rms, t.add_log), 1e-5,
                t.config);
   }
@@ -325,7 +325,7 @@ TEST(BatchNormComponent, TrainingPropagateMatchesNaive) {
     auto c = FromConfig<BatchNormComponent>(t.config);
     EXPECT_EQ(c->Properties() & (kUsesMemo | kStoresStats),
               kUsesMemo | kStoresStats);
-    Matrix<BaseFloat> in = RandMat(10, t.dim, &rs);
+    Matrix<BaseFloat> in = ToHost(RandMat(10, t.dim, &rs));
     in.Add(0.7);
     // One constant column (variance 0: the scale is rms / sqrt(eps)).
     for (int32 r = 0; r < in.NumRows(); r++)
@@ -333,13 +333,13 @@ TEST(BatchNormComponent, TrainingPropagateMatchesNaive) {
     std::vector<double> sum, sumsq;
     double count;
     NaiveBlockStats(in, t.block, &sum, &sumsq, &count);
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in));
     ExpectNear(out, NaiveBatchNorm(in, t.block, sum, sumsq, count, t.eps, t.rms),
                2e-4, t.config);
     // In place.
-    Matrix<BaseFloat> inplace = Contig(in);
+    CuMatrix<BaseFloat> inplace = Contig(in);
     c->DeleteMemo(c->Propagate(nullptr, inplace, &inplace));
-    EXPECT_TRUE(inplace.ApproxEqual(out, 1e-6)) << t.config;
+    EXPECT_TRUE(ToHost(inplace).ApproxEqual(out, 1e-6)) << t.config;
   }
 }
 
@@ -349,28 +349,28 @@ TEST(BatchNormComponent, TrainingBackpropMatchesFiniteDifferences) {
   for (const BatchNormCase &t : kBatchNormCases) {
     auto c = FromConfig<BatchNormComponent>(t.config);
     const int32 rows = 7;
-    Matrix<BaseFloat> in = RandMat(rows, t.dim, &rs);
-    Matrix<BaseFloat> out = NewMat(rows, t.dim);
+    CuMatrix<BaseFloat> in = RandMat(rows, t.dim, &rs);
+    CuMatrix<BaseFloat> out = NewMat(rows, t.dim);
     void *memo = c->Propagate(nullptr, in, &out);
     ASSERT_TRUE(memo != nullptr);
-    Matrix<BaseFloat> out_deriv = RandMat(rows, t.dim, &rs);
-    Matrix<BaseFloat> in_deriv = NewMat(rows, t.dim);
-    Matrix<BaseFloat> empty;
+    CuMatrix<BaseFloat> out_deriv = RandMat(rows, t.dim, &rs);
+    CuMatrix<BaseFloat> in_deriv = NewMat(rows, t.dim);
+    CuMatrix<BaseFloat> empty;
     c->Backprop("test", nullptr, empty, out, out_deriv, memo, nullptr,
                 &in_deriv);
     // In-place backprop gives the same.
-    Matrix<BaseFloat> d = Contig(out_deriv);
+    CuMatrix<BaseFloat> d = Contig(out_deriv);
     c->Backprop("test", nullptr, empty, out, d, memo, nullptr, &d);
     EXPECT_TRUE(d.ApproxEqual(in_deriv, 1e-5)) << t.config;
     c->DeleteMemo(memo);
 
-    auto objf = [&](const MatrixBase<BaseFloat> &x) {
+    auto objf = [&](const CuMatrixBase<BaseFloat> &x) {
       return MatDot(testing::Forward(*c, x), out_deriv);
     };
     const BaseFloat eps = 1e-2;
     for (int32 k = 0; k < 4; k++) {
-      Matrix<BaseFloat> dir = RandMat(rows, t.dim, &rs);
-      Matrix<BaseFloat> plus = Contig(in), minus = Contig(in);
+      CuMatrix<BaseFloat> dir = RandMat(rows, t.dim, &rs);
+      CuMatrix<BaseFloat> plus = Contig(in), minus = Contig(in);
       plus.AddMat(eps, dir);
       minus.AddMat(-eps, dir);
       double numeric = (objf(plus) - objf(minus)) / (2 * eps);
@@ -380,11 +380,12 @@ TEST(BatchNormComponent, TrainingBackpropMatchesFiniteDifferences) {
     }
     // The derivative is orthogonal to shifting a column by a constant
     // (the output does not change), a check independent of eps.
+    const Matrix<BaseFloat> in_deriv_h = ToHost(in_deriv);
     for (int32 j = 0; j < t.block; j++) {
       double s = 0.0;
       for (int32 r = 0; r < rows; r++)
         for (int32 b = 0; b < t.dim / t.block; b++)
-          s += in_deriv(r, b * t.block + j);
+          s += in_deriv_h(r, b * t.block + j);
       EXPECT_NEAR(s, 0.0, 1e-4) << t.config;
     }
   }
@@ -394,15 +395,15 @@ TEST(BatchNormComponent, StoreStatsAccumulatesAndTestModeUsesThem) {
   RandomSource rs(23);
   for (const BatchNormCase &t : kBatchNormCases) {
     auto c = FromConfig<BatchNormComponent>(t.config);
-    Matrix<BaseFloat> a = RandMat(6, t.dim, &rs), b = RandMat(9, t.dim, &rs);
+    CuMatrix<BaseFloat> a = RandMat(6, t.dim, &rs), b = RandMat(9, t.dim, &rs);
     a.Add(0.5);
     b.Scale(2.0);
     std::vector<double> sa, qa, sb, qb;
     double na, nb;
-    NaiveBlockStats(a, t.block, &sa, &qa, &na);
-    NaiveBlockStats(b, t.block, &sb, &qb, &nb);
-    for (const Matrix<BaseFloat> *m : {&a, &b}) {
-      Matrix<BaseFloat> out = NewMat(m->NumRows(), t.dim);
+    NaiveBlockStats(ToHost(a), t.block, &sa, &qa, &na);
+    NaiveBlockStats(ToHost(b), t.block, &sb, &qb, &nb);
+    for (const CuMatrix<BaseFloat> *m : {&a, &b}) {
+      CuMatrix<BaseFloat> out = NewMat(m->NumRows(), t.dim);
       void *memo = c->Propagate(nullptr, *m, &out);
       c->StoreStats(*m, out, memo);
       c->DeleteMemo(memo);
@@ -428,8 +429,8 @@ TEST(BatchNormComponent, StoreStatsAccumulatesAndTestModeUsesThem) {
     // Test mode normalizes with the stored statistics.
     c->SetTestMode(true);
     EXPECT_EQ(c->Properties() & (kUsesMemo | kStoresStats), 0);
-    Matrix<BaseFloat> x = RandMat(5, t.dim, &rs);
-    Matrix<BaseFloat> y = testing::Forward(*c, x);
+    Matrix<BaseFloat> x = ToHost(RandMat(5, t.dim, &rs));
+    Matrix<BaseFloat> y = ToHost(testing::Forward(*c, x));
     ExpectNear(y, NaiveBatchNorm(x, t.block, sum, sumsq, n, t.eps, t.rms),
                2e-4, t.config);
     // Test mode: the backprop is plain scaling, checked by differences.
@@ -448,14 +449,14 @@ TEST(BatchNormComponent, ScaleAndAddActOnStats) {
   RandomSource rs(24);
   auto c1 = FromConfig<BatchNormComponent>("dim=6 block-dim=3");
   auto c2 = FromConfig<BatchNormComponent>("dim=6 block-dim=3");
-  Matrix<BaseFloat> a = RandMat(4, 6, &rs), b = RandMat(8, 6, &rs);
+  CuMatrix<BaseFloat> a = RandMat(4, 6, &rs), b = RandMat(8, 6, &rs);
   b.Add(1.0);
   std::vector<double> sa, qa, sb, qb;
   double na, nb;
-  NaiveBlockStats(a, 3, &sa, &qa, &na);
-  NaiveBlockStats(b, 3, &sb, &qb, &nb);
+  NaiveBlockStats(ToHost(a), 3, &sa, &qa, &na);
+  NaiveBlockStats(ToHost(b), 3, &sb, &qb, &nb);
   for (auto pr : {std::make_pair(c1.get(), &a), std::make_pair(c2.get(), &b)}) {
-    Matrix<BaseFloat> out = NewMat(pr.second->NumRows(), 6);
+    CuMatrix<BaseFloat> out = NewMat(pr.second->NumRows(), 6);
     void *memo = pr.first->Propagate(nullptr, *pr.second, &out);
     pr.first->StoreStats(*pr.second, out, memo);
     pr.first->DeleteMemo(memo);
@@ -529,8 +530,8 @@ TEST(BatchNormComponent, ReferenceSpansWithStatistics) {
                           0.3125, 2.125, 2.3125, 2.1875, 1.8125, 1.3125};
   c.SetTestMode(true);
   RandomSource rs(25);
-  Matrix<BaseFloat> x = RandMat(3, 26, &rs);
-  Matrix<BaseFloat> y = testing::Forward(c, x);
+  Matrix<BaseFloat> x = ToHost(RandMat(3, 26, &rs));
+  Matrix<BaseFloat> y = ToHost(testing::Forward(c, x));
   Matrix<double> want(3, 26);
   for (int32 r = 0; r < 3; r++)
     for (int32 k = 0; k < 26; k++)
@@ -588,11 +589,12 @@ TEST(BatchNormComponent, RoundTripAfterStats) {
     auto c = FromConfig<BatchNormComponent>(t.config);
     testing::CheckIoRoundTrip(*c, [] { return new BatchNormComponent(); });
     // Dyadic inputs keep the sums exact, so re-writing is byte-identical.
-    Matrix<BaseFloat> in = NewMat(8, t.dim);
+    Matrix<BaseFloat> in_h(8, t.dim);
     for (int32 r = 0; r < 8; r++)
       for (int32 k = 0; k < t.dim; k++)
-        in(r, k) = static_cast<BaseFloat>(rs.Int(-8, 8)) / 4.0f;
-    Matrix<BaseFloat> out = NewMat(8, t.dim);
+        in_h(r, k) = static_cast<BaseFloat>(rs.Int(-8, 8)) / 4.0f;
+    CuMatrix<BaseFloat> in = Contig(in_h);
+    CuMatrix<BaseFloat> out = NewMat(8, t.dim);
     void *memo = c->Propagate(nullptr, in, &out);
     c->StoreStats(in, out, memo);
     c->DeleteMemo(memo);
@@ -628,9 +630,10 @@ TEST(DropoutComponent, TrainingMaskIsZeroOrOne) {
         (per_frame ? "true" : "false"));
     EXPECT_TRUE(c->Properties() & kRandomComponent);
     const int32 rows = 400;
-    Matrix<BaseFloat> in = RandMat(rows, 40, &rs);
-    in.Add(10.0);  // no zeros in the input
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    CuMatrix<BaseFloat> in_cu = RandMat(rows, 40, &rs);
+    in_cu.Add(10.0);  // no zeros in the input
+    CuMatrix<BaseFloat> out_cu = testing::Forward(*c, in_cu);
+    const Matrix<BaseFloat> in = ToHost(in_cu), out = ToHost(out_cu);
     int64 zeros = 0;
     for (int32 r = 0; r < rows; r++) {
       int32 row_zeros = 0;
@@ -648,10 +651,12 @@ TEST(DropoutComponent, TrainingMaskIsZeroOrOne) {
     EXPECT_NEAR(frac, 0.25, per_frame ? 0.09 : 0.02) << per_frame;
 
     // Backprop: the derivative passes where the mask is one.
-    Matrix<BaseFloat> out_deriv = RandMat(rows, 40, &rs);
-    Matrix<BaseFloat> in_deriv = NewMat(rows, 40);
-    c->Backprop("test", nullptr, in, out, out_deriv, nullptr, nullptr,
-                &in_deriv);
+    CuMatrix<BaseFloat> out_deriv_cu = RandMat(rows, 40, &rs);
+    CuMatrix<BaseFloat> in_deriv_cu = NewMat(rows, 40);
+    c->Backprop("test", nullptr, in_cu, out_cu, out_deriv_cu, nullptr, nullptr,
+                &in_deriv_cu);
+    const Matrix<BaseFloat> out_deriv = ToHost(out_deriv_cu),
+                            in_deriv = ToHost(in_deriv_cu);
     for (int32 r = 0; r < rows; r++)
       for (int32 k = 0; k < 40; k++)
         ASSERT_NEAR(in_deriv(r, k), out(r, k) == 0.0f ? 0.0f : out_deriv(r, k),
@@ -661,19 +666,19 @@ TEST(DropoutComponent, TrainingMaskIsZeroOrOne) {
 
 TEST(DropoutComponent, ExtremeProportionsAndZeroInput) {
   RandomSource rs(32);
-  Matrix<BaseFloat> in = RandMat(20, 6, &rs);
+  CuMatrix<BaseFloat> in = RandMat(20, 6, &rs);
   auto keep = FromConfig<DropoutComponent>("dim=6 dropout-proportion=0.0");
   EXPECT_TRUE(testing::Forward(*keep, in).Equal(in));
   auto drop = FromConfig<DropoutComponent>("dim=6 dropout-proportion=1.0");
   EXPECT_TRUE(testing::Forward(*drop, in).IsZero(0.0));
   // Where the input is zero the mask is unknown; Kaldi passes the
   // derivative through.
-  in(3, 2) = 0.0;
-  Matrix<BaseFloat> out = testing::Forward(*drop, in);
-  Matrix<BaseFloat> od = RandMat(20, 6, &rs), id = NewMat(20, 6);
+  in.SetElement(3, 2, 0.0);
+  CuMatrix<BaseFloat> out = testing::Forward(*drop, in);
+  CuMatrix<BaseFloat> od = RandMat(20, 6, &rs), id = NewMat(20, 6);
   drop->Backprop("test", nullptr, in, out, od, nullptr, nullptr, &id);
-  EXPECT_EQ(id(3, 2), od(3, 2));
-  EXPECT_EQ(id(4, 2), 0.0f);
+  EXPECT_EQ(id.GetElement(3, 2), od.GetElement(3, 2));
+  EXPECT_EQ(id.GetElement(4, 2), 0.0f);
 }
 
 TEST(DropoutComponent, SameSeedSameMask) {
@@ -682,7 +687,7 @@ TEST(DropoutComponent, SameSeedSameMask) {
   std::unique_ptr<Component> c2(c1->Copy());
   c1->ResetGenerator(7);
   dynamic_cast<DropoutComponent *>(c2.get())->ResetGenerator(7);
-  Matrix<BaseFloat> in = RandMat(30, 10, &rs);
+  CuMatrix<BaseFloat> in = RandMat(30, 10, &rs);
   EXPECT_TRUE(testing::Forward(*c1, in).Equal(testing::Forward(*c2, in)));
 }
 
@@ -691,8 +696,8 @@ TEST(DropoutComponent, TestModeScales) {
   auto c = FromConfig<DropoutComponent>(
       "dim=12 dropout-proportion=0.3 test-mode=true");
   EXPECT_TRUE(c->TestMode());
-  Matrix<BaseFloat> in = RandMat(5, 12, &rs);
-  Matrix<BaseFloat> out = testing::Forward(*c, in);
+  Matrix<BaseFloat> in = ToHost(RandMat(5, 12, &rs));
+  Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in));
   for (int32 r = 0; r < 5; r++)
     for (int32 k = 0; k < 12; k++)
       EXPECT_NEAR(out(r, k), 0.7 * in(r, k), 1e-6);

@@ -67,7 +67,7 @@ void Randomize(UpdatableComponent *c, RandomSource *rs) {
 
 TEST(PerElementTest, PropagateMatchesNaiveLoops) {
   RandomSource rs(1);
-  Matrix<BaseFloat> in = RandMat(5, 12, &rs);
+  Matrix<BaseFloat> in = ToHost(RandMat(5, 12, &rs));
   auto pes = FromConfig(new PerElementScaleComponent(),
                         "dim=12 param-mean=1 param-stddev=0.5");
   auto ngpes = FromConfig(new NaturalGradientPerElementScaleComponent(),
@@ -75,34 +75,34 @@ TEST(PerElementTest, PropagateMatchesNaiveLoops) {
   for (Component *c : {pes.get(), ngpes.get()}) {
     const CuVector<BaseFloat> &s =
         dynamic_cast<PerElementScaleComponent *>(c)->Scales();
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in));
     for (int32 r = 0; r < 5; r++)
       for (int32 j = 0; j < 12; j++)
-        EXPECT_NEAR(out(r, j), in(r, j) * s(j), 1e-6);
+        EXPECT_NEAR(out(r, j), in(r, j) * s.Vec()(j), 1e-6);
   }
   auto peo = FromConfig(new PerElementOffsetComponent(),
                         "dim=12 block-dim=4 param-stddev=1.0");
   const CuVector<BaseFloat> &o =
       dynamic_cast<PerElementOffsetComponent *>(peo.get())->Offsets();
   ASSERT_EQ(o.Dim(), 4);
-  Matrix<BaseFloat> out = testing::Forward(*peo, in);
+  Matrix<BaseFloat> out = ToHost(testing::Forward(*peo, in));
   for (int32 r = 0; r < 5; r++)
     for (int32 j = 0; j < 12; j++)
-      EXPECT_NEAR(out(r, j), in(r, j) + o(j % 4), 1e-6);
+      EXPECT_NEAR(out(r, j), in(r, j) + o.Vec()(j % 4), 1e-6);
   auto sao = FromConfig(new ScaleAndOffsetComponent(), "dim=12 block-dim=3");
   auto *sp = dynamic_cast<ScaleAndOffsetComponent *>(sao.get());
   Randomize(sp, &rs);
-  out = testing::Forward(*sao, in);
+  out = ToHost(testing::Forward(*sao, in));
   for (int32 r = 0; r < 5; r++)
     for (int32 j = 0; j < 12; j++)
-      EXPECT_NEAR(out(r, j), in(r, j) * sp->Scales()(j % 3) +
-                                 sp->Offsets()(j % 3), 1e-5);
+      EXPECT_NEAR(out(r, j), in(r, j) * sp->Scales().Vec()(j % 3) +
+                                 sp->Offsets().Vec()(j % 3), 1e-5);
   auto cf = FromConfig(new ConstantFunctionComponent(),
                        "input-dim=12 output-dim=3 output-stddev=1");
   auto *cp = dynamic_cast<ConstantFunctionComponent *>(cf.get());
-  out = testing::Forward(*cf, in);
+  out = ToHost(testing::Forward(*cf, in));
   for (int32 r = 0; r < 5; r++)
-    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out(r, j), cp->Output()(j));
+    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out(r, j), cp->Output().Vec()(j));
 }
 
 TEST(PerElementTest, DerivativesAndFlags) {
@@ -141,11 +141,12 @@ TEST(PerElementTest, ScaleAndOffsetUpdateInPlace) {
                       "use-natural-gradient=false");
   auto *s = dynamic_cast<ScaleAndOffsetComponent *>(c.get());
   Randomize(s, &rs);
-  Vector<BaseFloat> s0(s->Scales()), o0(s->Offsets());
-  Matrix<BaseFloat> in = RandMat(3, 4, &rs);
-  Matrix<BaseFloat> out = testing::Forward(*s, in);
-  Matrix<BaseFloat> od = RandMat(3, 4, &rs), d = testing::Contig(od);
-  s->Backprop("", nullptr, Matrix<BaseFloat>(), out, d, nullptr, s, &d);
+  Vector<BaseFloat> s0 = ToHost(s->Scales()), o0 = ToHost(s->Offsets());
+  CuMatrix<BaseFloat> cu_in = RandMat(3, 4, &rs);
+  CuMatrix<BaseFloat> out = testing::Forward(*s, cu_in);
+  CuMatrix<BaseFloat> cu_od = RandMat(3, 4, &rs), cu_d = testing::Contig(cu_od);
+  s->Backprop("", nullptr, CuMatrix<BaseFloat>(), out, cu_d, nullptr, s, &cu_d);
+  Matrix<BaseFloat> in = ToHost(cu_in), od = ToHost(cu_od), d = ToHost(cu_d);
   for (int32 k = 0; k < 2; k++) {
     double gs = 0, go = 0;
     for (int32 r = 0; r < 3; r++)
@@ -153,8 +154,8 @@ TEST(PerElementTest, ScaleAndOffsetUpdateInPlace) {
         gs += od(r, j) * in(r, j);
         go += od(r, j);
       }
-    EXPECT_NEAR(s->Scales()(k), s0(k) + 0.5 * gs, 1e-4);
-    EXPECT_NEAR(s->Offsets()(k), o0(k) + 0.5 * go, 1e-4);
+    EXPECT_NEAR(s->Scales().Vec()(k), s0(k) + 0.5 * gs, 1e-4);
+    EXPECT_NEAR(s->Offsets().Vec()(k), o0(k) + 0.5 * go, 1e-4);
   }
   for (int32 r = 0; r < 3; r++)
     for (int32 j = 0; j < 4; j++)
@@ -200,13 +201,13 @@ TEST(PerElementTest, VectorizeDotProductScaleAdd) {
   Vector<BaseFloat> p(10);
   sao->Vectorize(&p);
   for (int32 k = 0; k < 5; k++) {
-    EXPECT_EQ(p(k), sao->Scales()(k));
-    EXPECT_EQ(p(5 + k), sao->Offsets()(k));
+    EXPECT_EQ(p(k), sao->Scales().Vec()(k));
+    EXPECT_EQ(p(5 + k), sao->Offsets().Vec()(k));
   }
   auto *cf = dynamic_cast<ConstantFunctionComponent *>(cs[4].get());
   Vector<BaseFloat> q(5);
   cf->Vectorize(&q);
-  for (int32 k = 0; k < 5; k++) EXPECT_EQ(q(k), cf->Output()(k));
+  for (int32 k = 0; k < 5; k++) EXPECT_EQ(q(k), cf->Output().Vec()(k));
 }
 
 TEST(PerElementTest, IoRoundTrip) {
@@ -314,7 +315,8 @@ TEST(PerElementTest, InfoMatchesKaldi) {
 TEST(PerElementTest, ConfigDefaults) {
   auto pes = FromConfig(new PerElementScaleComponent(), "dim=4");
   auto *p = dynamic_cast<PerElementScaleComponent *>(pes.get());
-  for (int32 k = 0; k < 4; k++) EXPECT_EQ(p->Scales()(k), 1.0);  // mean 1, stddev 0
+  for (int32 k = 0; k < 4; k++)
+    EXPECT_EQ(p->Scales().Vec()(k), 1.0);  // mean 1, stddev 0
   auto peo = FromConfig(new PerElementOffsetComponent(), "dim=4");
   auto *o = dynamic_cast<PerElementOffsetComponent *>(peo.get());
   EXPECT_TRUE(o->Offsets().IsZero(0.0));
@@ -339,8 +341,9 @@ TEST(PerElementTest, ConfigDefaults) {
   std::string vec = testing::ModelsDir() + "components_b.scales.vec";
   auto pv = FromConfig(new PerElementScaleComponent(), "vector=" + vec);
   EXPECT_EQ(pv->InputDim(), 12);
-  EXPECT_NEAR(dynamic_cast<PerElementScaleComponent *>(pv.get())->Scales()(0),
-              0.9446, 1e-6);
+  EXPECT_NEAR(
+      dynamic_cast<PerElementScaleComponent *>(pv.get())->Scales().Vec()(0),
+      0.9446, 1e-6);
   auto ov = FromConfig(new PerElementOffsetComponent(),
                        "vector=" + vec + " dim=24");
   EXPECT_EQ(ov->InputDim(), 24);

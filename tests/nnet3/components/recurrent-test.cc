@@ -142,14 +142,17 @@ TEST(LstmNonlinearity, PropagateMatchesNaiveEquations) {
     ASSERT_EQ(c->InputDim(), 20 + 3 * dropout);
     ASSERT_EQ(c->OutputDim(), 8);
     RandomSource rs(3 + dropout);
-    Matrix<BaseFloat> in = RandMat(6, c->InputDim(), &rs);
-    in.Scale(2.0);
+    CuMatrix<BaseFloat> cu_in = RandMat(6, c->InputDim(), &rs);
+    cu_in.Scale(2.0);
     if (dropout)
       for (int32 r = 0; r < 6; r++)
-        for (int32 k = 0; k < 3; k++) in(r, 20 + k) = (r + k) % 3 == 0 ? 0.0 : 1.3;
-    Matrix<BaseFloat> out = NewMat(6, 8);
-    c->Propagate(nullptr, in, &out);
-    NaiveLstm naive{4, &c->Params(), dropout == 1};
+        for (int32 k = 0; k < 3; k++)
+          cu_in.Mat()(r, 20 + k) = (r + k) % 3 == 0 ? 0.0 : 1.3;
+    CuMatrix<BaseFloat> cu_out = NewMat(6, 8);
+    c->Propagate(nullptr, cu_in, &cu_out);
+    Matrix<BaseFloat> in = ToHost(cu_in), out = ToHost(cu_out),
+                      params = ToHost(c->Params());
+    NaiveLstm naive{4, &params, dropout == 1};
     for (int32 r = 0; r < 6; r++)
       for (int32 j = 0; j < 4; j++) {
         double i, f, g, cc, o, tc, m, im, fm, om;
@@ -168,14 +171,15 @@ void CheckRecurrentDerivatives(const UpdatableComponent &c, int32 rows,
                                int32 num_cols, BaseFloat in_scale,
                                RandomSource *rs) {
   const int32 in_dim = c.InputDim(), out_dim = c.OutputDim();
-  Matrix<BaseFloat> in = RandMat(rows, in_dim, rs);
+  CuMatrix<BaseFloat> in = RandMat(rows, in_dim, rs);
   in.Scale(in_scale);
   for (int32 r = 0; r < rows; r++)
-    for (int32 k = num_cols; k < in_dim; k++) in(r, k) = 0.5 + 0.3 * (k - num_cols);
-  Matrix<BaseFloat> out = NewMat(rows, out_dim);
+    for (int32 k = num_cols; k < in_dim; k++)
+      in.Mat()(r, k) = 0.5 + 0.3 * (k - num_cols);
+  CuMatrix<BaseFloat> out = NewMat(rows, out_dim);
   c.Propagate(nullptr, in, &out);
-  Matrix<BaseFloat> out_deriv = RandMat(rows, out_dim, rs);
-  Matrix<BaseFloat> in_deriv = NewMat(rows, in_dim), empty;
+  CuMatrix<BaseFloat> out_deriv = RandMat(rows, out_dim, rs);
+  CuMatrix<BaseFloat> in_deriv = NewMat(rows, in_dim), empty;
   std::unique_ptr<UpdatableComponent> grad(
       dynamic_cast<UpdatableComponent *>(c.Copy()));
   grad->Scale(0.0);
@@ -183,17 +187,17 @@ void CheckRecurrentDerivatives(const UpdatableComponent &c, int32 rows,
   const int32 props = c.Properties();
   c.Backprop("test", nullptr, in, (props & kBackpropNeedsOutput) ? out : empty,
              out_deriv, nullptr, grad.get(), &in_deriv);
-  auto objf = [&](const Component &comp, const MatrixBase<BaseFloat> &x) {
-    Matrix<BaseFloat> y = NewMat(rows, out_dim);
+  auto objf = [&](const Component &comp, const CuMatrixBase<BaseFloat> &x) {
+    CuMatrix<BaseFloat> y = NewMat(rows, out_dim);
     comp.Propagate(nullptr, x, &y);
     return MatDot(y, out_deriv);
   };
   const BaseFloat eps = 3e-3;
   for (int32 t = 0; t < 4; t++) {
-    Matrix<BaseFloat> dir = RandMat(rows, in_dim, rs);
+    CuMatrix<BaseFloat> dir = RandMat(rows, in_dim, rs);
     for (int32 r = 0; r < rows; r++)
-      for (int32 k = num_cols; k < in_dim; k++) dir(r, k) = 0.0;
-    Matrix<BaseFloat> plus = Contig(in), minus = Contig(in);
+      for (int32 k = num_cols; k < in_dim; k++) dir.Mat()(r, k) = 0.0;
+    CuMatrix<BaseFloat> plus = Contig(in), minus = Contig(in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric = (objf(c, plus) - objf(c, minus)) / (2 * eps);
@@ -220,7 +224,8 @@ void CheckRecurrentDerivatives(const UpdatableComponent &c, int32 rows,
   }
   // The dropout-mask columns get no derivative.
   for (int32 r = 0; r < rows; r++)
-    for (int32 k = num_cols; k < in_dim; k++) EXPECT_EQ(in_deriv(r, k), 0.0);
+    for (int32 k = num_cols; k < in_dim; k++)
+      EXPECT_EQ(in_deriv.Mat()(r, k), 0.0);
 }
 
 TEST(LstmNonlinearity, DerivativesMatchFiniteDifferences) {
@@ -246,14 +251,16 @@ TEST(LstmNonlinearity, BackpropWithSelfRepairMatchesNaiveRule) {
       "cell-dim=3 param-stddev=0.9 self-repair-scale=0.05");
   RandomSource rs(7);
   const int32 rows = 4, C = 3;
-  Matrix<BaseFloat> in = RandMat(rows, 5 * C, &rs);
-  in.Scale(1.5);
-  Matrix<BaseFloat> out_deriv = RandMat(rows, 2 * C, &rs), empty;
-  Matrix<BaseFloat> in_deriv = NewMat(rows, 5 * C);
-  c->Backprop("test", nullptr, in, empty, out_deriv, nullptr, nullptr,
-              &in_deriv);
-  NaiveLstm naive{C, &c->Params(), false};
-  const MatrixBase<BaseFloat> &w = c->Params();
+  CuMatrix<BaseFloat> cu_in = RandMat(rows, 5 * C, &rs);
+  cu_in.Scale(1.5);
+  CuMatrix<BaseFloat> cu_out_deriv = RandMat(rows, 2 * C, &rs), empty;
+  CuMatrix<BaseFloat> cu_in_deriv = NewMat(rows, 5 * C);
+  c->Backprop("test", nullptr, cu_in, empty, cu_out_deriv, nullptr, nullptr,
+              &cu_in_deriv);
+  Matrix<BaseFloat> in = ToHost(cu_in), out_deriv = ToHost(cu_out_deriv),
+                    in_deriv = ToHost(cu_in_deriv);
+  const Matrix<BaseFloat> w = ToHost(c->Params());
+  NaiveLstm naive{C, &w, false};
   for (int32 r = 0; r < rows; r++)
     for (int32 j = 0; j < C; j++) {
       double i, f, g, cc, o, tc, m, im, fm, om;
@@ -278,13 +285,14 @@ TEST(LstmNonlinearity, StatisticsAndUpdate) {
   auto c = Make<LstmNonlinearityComponent>("cell-dim=2 learning-rate=0.1");
   RandomSource rs(5);
   const int32 rows = 6, C = 2;
-  Matrix<BaseFloat> in = RandMat(rows, 5 * C, &rs);
-  Matrix<BaseFloat> out_deriv = RandMat(rows, 2 * C, &rs), empty;
-  Matrix<BaseFloat> in_deriv = NewMat(rows, 5 * C);
-  Matrix<BaseFloat> params_before(c->Params());
+  CuMatrix<BaseFloat> cu_in = RandMat(rows, 5 * C, &rs);
+  CuMatrix<BaseFloat> out_deriv = RandMat(rows, 2 * C, &rs), empty;
+  CuMatrix<BaseFloat> in_deriv = NewMat(rows, 5 * C);
+  Matrix<BaseFloat> params_before = ToHost(c->Params());
   NaiveLstm naive{C, &params_before, false};
-  c->Backprop("test", nullptr, in, empty, out_deriv, nullptr, c.get(),
+  c->Backprop("test", nullptr, cu_in, empty, out_deriv, nullptr, c.get(),
               &in_deriv);
+  Matrix<BaseFloat> in = ToHost(cu_in);
   EXPECT_EQ(c->Count(), rows);
   // Stats: sums over the rows of each nonlinearity's value and derivative.
   for (int32 j = 0; j < C; j++) {
@@ -299,13 +307,13 @@ TEST(LstmNonlinearity, StatisticsAndUpdate) {
       }
     }
     for (int32 k = 0; k < 5; k++) {
-      EXPECT_NEAR(c->ValueSum()(k, j), v[k], 1e-4);
-      EXPECT_NEAR(c->DerivSum()(k, j), d[k], 1e-4);
+      EXPECT_NEAR(c->ValueSum().Mat()(k, j), v[k], 1e-4);
+      EXPECT_NEAR(c->DerivSum().Mat()(k, j), d[k], 1e-4);
     }
   }
   // Fresh statistics: all dimensions were repaired on all frames.
   for (int32 k = 0; k < 5; k++)
-    EXPECT_EQ(c->SelfRepairTotal()(k), rows * C);
+    EXPECT_EQ(c->SelfRepairTotal().Vec()(k), rows * C);
   EXPECT_NE(c->Info().find("i_t_sigmoid={ self-repair-lower-threshold=0.05, "
                            "self-repair-scale=1e-05, self-repaired-proportion=1"
                            ", value-avg=[ "),
@@ -313,7 +321,7 @@ TEST(LstmNonlinearity, StatisticsAndUpdate) {
       << c->Info();
   EXPECT_NE(c->Info().find(", count=6, "), std::string::npos) << c->Info();
   // The natural-gradient update moved the parameters.
-  Matrix<BaseFloat> diff(c->Params());
+  Matrix<BaseFloat> diff = ToHost(c->Params());
   diff.AddMat(-1.0, params_before);
   EXPECT_GT(diff.FrobeniusNorm(), 0.0);
   // Statistics survive a round trip (written as averages, so up to
@@ -322,8 +330,8 @@ TEST(LstmNonlinearity, StatisticsAndUpdate) {
   std::istringstream is(WriteToString(*c, true));
   back->Read(is, true);
   EXPECT_NEAR(back->Count(), rows, 0);
-  EXPECT_NEAR(back->ValueSum()(1, 1), c->ValueSum()(1, 1), 1e-4);
-  EXPECT_NEAR(back->SelfRepairTotal()(3), rows * C, 1e-3);
+  EXPECT_NEAR(back->ValueSum().Mat()(1, 1), c->ValueSum().Mat()(1, 1), 1e-4);
+  EXPECT_NEAR(back->SelfRepairTotal().Vec()(3), rows * C, 1e-3);
   c->ZeroStats();
   EXPECT_EQ(c->Count(), 0.0);
   EXPECT_EQ(c->Info().find("self-repaired-proportion"), std::string::npos);
@@ -374,10 +382,11 @@ TEST(GruNonlinearity, PropagateMatchesNaiveEquations) {
     const int32 C = c->CellDim(), R = c->RecurrentDim(), rows = 5;
     ASSERT_EQ(c->InputDim(), proj ? 3 * C + 2 * R : 4 * C);
     RandomSource rs(21 + proj);
-    Matrix<BaseFloat> in = RandMat(rows, c->InputDim(), &rs);
-    Matrix<BaseFloat> out = NewMat(rows, 2 * C);
-    c->Propagate(nullptr, in, &out);
-    const MatrixBase<BaseFloat> &W = c->WH();
+    CuMatrix<BaseFloat> cu_in = RandMat(rows, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> cu_out = NewMat(rows, 2 * C);
+    c->Propagate(nullptr, cu_in, &cu_out);
+    Matrix<BaseFloat> in = ToHost(cu_in), out = ToHost(cu_out),
+                      W = ToHost(c->WH());
     for (int32 r = 0; r < rows; r++)
       for (int32 j = 0; j < C; j++) {
         double a = in(r, C + R + j);
@@ -407,15 +416,15 @@ TEST(GruNonlinearity, DerivativesMatchFiniteDifferences) {
 TEST(GruNonlinearity, UpdateAndStatistics) {
   auto c = Make<GruNonlinearityComponent>("cell-dim=4 recurrent-dim=2");
   RandomSource rs(2);
-  Matrix<BaseFloat> in = RandMat(8, c->InputDim(), &rs);
-  Matrix<BaseFloat> out = NewMat(8, c->OutputDim());
+  CuMatrix<BaseFloat> in = RandMat(8, c->InputDim(), &rs);
+  CuMatrix<BaseFloat> out = NewMat(8, c->OutputDim());
   c->Propagate(nullptr, in, &out);
-  Matrix<BaseFloat> w_before(c->WH());
+  Matrix<BaseFloat> w_before = ToHost(c->WH());
   // The statistics are gathered on a random half of the minibatches; after
   // 40 minibatches of 8 the count is a positive multiple of 8.
   for (int32 it = 0; it < 40; it++) {
-    Matrix<BaseFloat> out_deriv = RandMat(8, c->OutputDim(), &rs);
-    Matrix<BaseFloat> in_deriv = NewMat(8, c->InputDim());
+    CuMatrix<BaseFloat> out_deriv = RandMat(8, c->OutputDim(), &rs);
+    CuMatrix<BaseFloat> in_deriv = NewMat(8, c->InputDim());
     c->Backprop("test", nullptr, in, out, out_deriv, nullptr, c.get(),
                 &in_deriv);
   }
@@ -426,10 +435,10 @@ TEST(GruNonlinearity, UpdateAndStatistics) {
   // value_sum_ is count/8 times the column sums of h_t.
   for (int32 j = 0; j < 4; j++) {
     double h_sum = 0.0;
-    for (int32 r = 0; r < 8; r++) h_sum += out(r, j);
-    EXPECT_NEAR(c->Stats().value_sum_(j), h_sum * count / 8, 1e-3);
+    for (int32 r = 0; r < 8; r++) h_sum += out.Mat()(r, j);
+    EXPECT_NEAR(c->Stats().value_sum_.Vec()(j), h_sum * count / 8, 1e-3);
   }
-  Matrix<BaseFloat> diff(c->WH());
+  Matrix<BaseFloat> diff = ToHost(c->WH());
   diff.AddMat(-1.0, w_before);
   EXPECT_GT(diff.FrobeniusNorm(), 0.0);
   EXPECT_NE(c->Info().find(", count="), std::string::npos);
@@ -441,8 +450,10 @@ TEST(GruNonlinearity, UpdateAndStatistics) {
   back->Read(is, true);
   EXPECT_EQ(back->Stats().count_, count);
   for (int32 j = 0; j < 4; j++) {
-    EXPECT_NEAR(back->Stats().value_sum_(j), c->Stats().value_sum_(j), 1e-3);
-    EXPECT_NEAR(back->Stats().deriv_sum_(j), c->Stats().deriv_sum_(j), 1e-3);
+    EXPECT_NEAR(back->Stats().value_sum_.Vec()(j),
+                c->Stats().value_sum_.Vec()(j), 1e-3);
+    EXPECT_NEAR(back->Stats().deriv_sum_.Vec()(j),
+                c->Stats().deriv_sum_.Vec()(j), 1e-3);
   }
   EXPECT_EQ(back->Stats().self_repair_total_, c->Stats().self_repair_total_);
   EXPECT_TRUE(back->WH().ApproxEqual(c->WH(), 1e-7));
@@ -471,13 +482,15 @@ TEST(OutputGruNonlinearity, PropagateMatchesNaiveEquations) {
   auto c = Make<OutputGruNonlinearityComponent>("cell-dim=4 param-mean=0.2");
   const int32 C = 4, rows = 5;
   RandomSource rs(41);
-  Matrix<BaseFloat> in = RandMat(rows, 3 * C, &rs);
-  Matrix<BaseFloat> out = NewMat(rows, 2 * C);
-  c->Propagate(nullptr, in, &out);
+  CuMatrix<BaseFloat> cu_in = RandMat(rows, 3 * C, &rs);
+  CuMatrix<BaseFloat> cu_out = NewMat(rows, 2 * C);
+  c->Propagate(nullptr, cu_in, &cu_out);
+  Matrix<BaseFloat> in = ToHost(cu_in), out = ToHost(cu_out);
+  Vector<BaseFloat> w_h = ToHost(c->WH());
   for (int32 r = 0; r < rows; r++)
     for (int32 j = 0; j < C; j++) {
       double z = in(r, j), c_prev = in(r, 2 * C + j);
-      double h = std::tanh(in(r, C + j) + c->WH()(j) * c_prev);
+      double h = std::tanh(in(r, C + j) + w_h(j) * c_prev);
       EXPECT_NEAR(out(r, j), h, 1e-5);
       EXPECT_NEAR(out(r, C + j), (1 - z) * h + z * c_prev, 1e-5);
     }
@@ -506,13 +519,13 @@ TEST(OutputGruNonlinearity, ReferenceFilesInfoUpdateAndConfigErrors) {
   EXPECT_EQ(c->Info(), KaldiInfo("x-gru.info", "opgru1.gru_nonlin"));
   // A natural-gradient update changes w_h.
   RandomSource rs(4);
-  Matrix<BaseFloat> in = RandMat(6, c->InputDim(), &rs);
-  Matrix<BaseFloat> out = NewMat(6, c->OutputDim());
+  CuMatrix<BaseFloat> in = RandMat(6, c->InputDim(), &rs);
+  CuMatrix<BaseFloat> out = NewMat(6, c->OutputDim());
   c->Propagate(nullptr, in, &out);
-  Vector<BaseFloat> before(c->WH());
-  Matrix<BaseFloat> out_deriv = RandMat(6, c->OutputDim(), &rs), empty;
+  Vector<BaseFloat> before = ToHost(c->WH());
+  CuMatrix<BaseFloat> out_deriv = RandMat(6, c->OutputDim(), &rs), empty;
   c->Backprop("test", nullptr, in, out, out_deriv, nullptr, c.get(), nullptr);
-  Vector<BaseFloat> diff(c->WH());
+  Vector<BaseFloat> diff = ToHost(c->WH());
   diff.AddVec(-1.0, before);
   EXPECT_GT(diff.Norm(2.0), 0.0);
   EXPECT_NE(ConfigError<OutputGruNonlinearityComponent>("cell-dim=4 rank=0")
@@ -549,7 +562,8 @@ TEST(BackpropTruncation, PrecomputeIndexesFollowsTheBoundaryRule) {
   for (size_t i = 0; i < indexes.size(); i++) {
     bool b = IsBoundary(indexes[i].n, indexes[i].t, 7, 3);
     num += b;
-    EXPECT_EQ(p->zeroing(i), b ? -1.0 : 0.0) << indexes[i].n << " " << indexes[i].t;
+    EXPECT_EQ(p->zeroing.Vec()(i), b ? -1.0 : 0.0)
+        << indexes[i].n << " " << indexes[i].t;
   }
   EXPECT_EQ(p->zeroing_sum, num);
   // Kaldi's format, and ReadNew through the registry.
@@ -583,15 +597,15 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
   std::unique_ptr<ComponentPrecomputedIndexes> pc(
       c->PrecomputeIndexes(misc, indexes, indexes, true));
   RandomSource rs(9);
-  Matrix<BaseFloat> out_deriv = RandMat(8, 4, &rs);
+  CuMatrix<BaseFloat> out_deriv = RandMat(8, 4, &rs);
   // Row norms after the 0.5 scale: small (kept), > clip (clipped), > zeroing
   // at a boundary (zeroed), between the thresholds elsewhere (kept).
   const double norms[8] = {5.0, 0.5, 8.0, 2.5, 2.5, 1.0, 10.0, 3.5};
   for (int32 r = 0; r < 8; r++) {
-    SubVector<BaseFloat> row(out_deriv, r);
+    CuSubVector<BaseFloat> row(out_deriv, r);
     row.Scale(2.0 * norms[r] / row.Norm(2.0));
   }
-  Matrix<BaseFloat> in_deriv = NewMat(8, 4), empty;
+  CuMatrix<BaseFloat> in_deriv = NewMat(8, 4), empty;
   std::unique_ptr<Component> stats(c->Copy());
   c->Backprop("test", pc.get(), empty, empty, out_deriv, nullptr, stats.get(),
               &in_deriv);
@@ -609,7 +623,8 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
       factor = 0.0;
     }
     for (int32 k = 0; k < 4; k++)
-      EXPECT_NEAR(in_deriv(r, k), factor * out_deriv(r, k), 1e-5) << r;
+      EXPECT_NEAR(in_deriv.Mat()(r, k), factor * out_deriv.Mat()(r, k), 1e-5)
+          << r;
   }
   auto *s = dynamic_cast<BackpropTruncationComponent *>(stats.get());
   EXPECT_EQ(clipped, 4);
@@ -624,13 +639,13 @@ TEST(BackpropTruncation, BackpropClipsAndZeroesByTheNaiveRule) {
             ", zeroing-threshold=2, zeroing-interval=4, "
                 "zeroed-proportion=1, count-zeroing-boundaries=2");
   // In place (kBackpropInPlace) gives the same.
-  Matrix<BaseFloat> d = Contig(out_deriv);
+  CuMatrix<BaseFloat> d = Contig(out_deriv);
   c->Backprop("test", pc.get(), empty, empty, d, nullptr, nullptr, &d);
   EXPECT_TRUE(d.ApproxEqual(in_deriv, 1e-6));
   // Forward: scale times the input, also in place.
-  Matrix<BaseFloat> x = RandMat(3, 4, &rs), y = NewMat(3, 4);
+  CuMatrix<BaseFloat> x = RandMat(3, 4, &rs), y = NewMat(3, 4);
   c->Propagate(pc.get(), x, &y);
-  Matrix<BaseFloat> half(x);
+  CuMatrix<BaseFloat> half(x);
   half.Scale(0.5);
   EXPECT_TRUE(y.ApproxEqual(half, 1e-7));
   c->Propagate(nullptr, x, &x);

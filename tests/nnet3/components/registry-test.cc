@@ -199,12 +199,13 @@ TEST_P(EachSimpleComponent, BackpropReadsOnlyWhatItDeclares) {
   // matrices, Backprop must give the same input derivative.
   RandomSource rs(5);
   int32 props = c_->Properties();
-  Matrix<BaseFloat> in = RandMat(5, c_->InputDim(), &rs);
-  Matrix<BaseFloat> out = NewMat(5, c_->OutputDim());
+  CuMatrix<BaseFloat> in = RandMat(5, c_->InputDim(), &rs);
+  CuMatrix<BaseFloat> out = NewMat(5, c_->OutputDim());
   void *memo = c_->Propagate(nullptr, in, &out);
-  Matrix<BaseFloat> out_deriv = RandMat(5, c_->OutputDim(), &rs);
-  Matrix<BaseFloat> d1 = NewMat(5, c_->InputDim()), d2 = NewMat(5, c_->InputDim());
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> out_deriv = RandMat(5, c_->OutputDim(), &rs);
+  CuMatrix<BaseFloat> d1 = NewMat(5, c_->InputDim()),
+                      d2 = NewMat(5, c_->InputDim());
+  CuMatrix<BaseFloat> empty;
   c_->Backprop("test", nullptr, in, out, out_deriv, memo, nullptr, &d1);
   c_->Backprop("test", nullptr,
                (props & kBackpropNeedsInput) ? in : empty,

@@ -58,8 +58,9 @@ TEST(SimpleTest, PropagateMatchesNaiveLoops) {
   auto cs = Examples();
   for (auto &c : cs) {
     std::string t = c->Type();
-    Matrix<BaseFloat> in = RandMat(3, c->InputDim(), &rs);
-    Matrix<BaseFloat> out = testing::Forward(*c, in);
+    CuMatrix<BaseFloat> in_cu = RandMat(3, c->InputDim(), &rs);
+    Matrix<BaseFloat> in = ToHost(in_cu);
+    Matrix<BaseFloat> out = ToHost(testing::Forward(*c, in_cu));
     ASSERT_EQ(out.NumCols(), c->OutputDim());
     for (int32 r = 0; r < 3; r++)
       for (int32 j = 0; j < c->OutputDim(); j++) {
@@ -80,9 +81,11 @@ TEST(SimpleTest, PropagateMatchesNaiveLoops) {
           const int32 map[] = {2, 0, 1, 5, 3, 4};
           ref = in(r, map[j]);
         } else if (t == "FixedScaleComponent") {
-          ref = in(r, j) * dynamic_cast<FixedScaleComponent &>(*c).Scales()(j);
+          ref = in(r, j) *
+                dynamic_cast<FixedScaleComponent &>(*c).Scales().GetElement(j);
         } else if (t == "FixedBiasComponent") {
-          ref = in(r, j) + dynamic_cast<FixedBiasComponent &>(*c).Bias()(j);
+          ref = in(r, j) +
+                dynamic_cast<FixedBiasComponent &>(*c).Bias().GetElement(j);
         }
         EXPECT_NEAR(out(r, j), ref, 1e-5) << t;
       }
@@ -99,11 +102,12 @@ TEST(SimpleTest, DerivativesAndFlags) {
   std::unique_ptr<Component> noop =
       FromConfig("NoOpComponent", "dim=3 backprop-scale=0.5");
   testing::CheckPropertyFlags(*noop, 3, &rs);
-  Matrix<BaseFloat> od = RandMat(2, 3, &rs), d = NewMat(2, 3);
-  noop->Backprop("", nullptr, Matrix<BaseFloat>(), Matrix<BaseFloat>(), od,
+  CuMatrix<BaseFloat> od = RandMat(2, 3, &rs), d = NewMat(2, 3);
+  noop->Backprop("", nullptr, CuMatrix<BaseFloat>(), CuMatrix<BaseFloat>(), od,
                  nullptr, nullptr, &d);
   for (int32 r = 0; r < 2; r++)
-    for (int32 j = 0; j < 3; j++) EXPECT_FLOAT_EQ(d(r, j), 0.5f * od(r, j));
+    for (int32 j = 0; j < 3; j++)
+      EXPECT_FLOAT_EQ(d.GetElement(r, j), 0.5f * od.GetElement(r, j));
   // Kaldi's property flags.
   const int32 expected[] = {0x105, 0x145, 0xc1, 0x1, 0x29, 0x41, 0x1, 0x105,
                             0x105};
@@ -117,11 +121,13 @@ TEST(SimpleTest, ClipGradientBackprop) {
   std::unique_ptr<Component> c = FromConfig(
       "ClipGradientComponent",
       "dim=3 clipping-threshold=2 norm-based-clipping=true self-repair-scale=0");
-  Matrix<BaseFloat> in = RandMat(4, 3, &rs), od = RandMat(4, 3, &rs);
-  od.Row(0).Scale(10.0);
-  od.Row(2).Scale(0.01);
-  Matrix<BaseFloat> d = NewMat(4, 3);
-  c->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr, c.get(), &d);
+  CuMatrix<BaseFloat> in = RandMat(4, 3, &rs), od_cu = RandMat(4, 3, &rs);
+  od_cu.Row(0).Scale(10.0);
+  od_cu.Row(2).Scale(0.01);
+  const Matrix<BaseFloat> od = ToHost(od_cu);
+  CuMatrix<BaseFloat> d = NewMat(4, 3);
+  c->Backprop("", nullptr, in, CuMatrix<BaseFloat>(), od_cu, nullptr, c.get(),
+              &d);
   int32 clipped = 0;
   for (int32 r = 0; r < 4; r++) {
     double norm = 0;
@@ -129,7 +135,8 @@ TEST(SimpleTest, ClipGradientBackprop) {
     norm = std::sqrt(norm);
     double scale = (norm > 2.0 ? 2.0 / norm : 1.0);
     if (norm > 2.0) clipped++;
-    for (int32 j = 0; j < 3; j++) EXPECT_NEAR(d(r, j), od(r, j) * scale, 1e-5);
+    for (int32 j = 0; j < 3; j++)
+      EXPECT_NEAR(d.GetElement(r, j), od(r, j) * scale, 1e-5);
   }
   auto *cg = dynamic_cast<ClipGradientComponent *>(c.get());
   EXPECT_EQ(cg->NumClipped(), clipped);
@@ -137,13 +144,15 @@ TEST(SimpleTest, ClipGradientBackprop) {
   EXPECT_EQ(cg->NumBackpropped(), 1);
   // Element-wise: values clipped to [-0.5, 0.5].
   c = FromConfig("ClipGradientComponent", "dim=3 clipping-threshold=0.5");
-  c->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr, nullptr, &d);
+  c->Backprop("", nullptr, in, CuMatrix<BaseFloat>(), od_cu, nullptr, nullptr,
+              &d);
   for (int32 r = 0; r < 4; r++)
     for (int32 j = 0; j < 3; j++)
-      EXPECT_EQ(d(r, j), std::max(-0.5f, std::min(0.5f, od(r, j))));
+      EXPECT_EQ(d.GetElement(r, j), std::max(-0.5f, std::min(0.5f, od(r, j))));
   // Threshold 0 zeroes the derivative.
   c = FromConfig("ClipGradientComponent", "dim=3 clipping-threshold=0");
-  c->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr, nullptr, &d);
+  c->Backprop("", nullptr, in, CuMatrix<BaseFloat>(), od_cu, nullptr, nullptr,
+              &d);
   EXPECT_EQ(d.FrobeniusNorm(), 0.0);
 }
 
@@ -239,12 +248,15 @@ TEST(SimpleTest, ConfigFromFilesAndDefaults) {
       "FixedScaleComponent",
       "scales=" + testing::ModelsDir() + "components_b.scales.vec");
   EXPECT_EQ(s->InputDim(), 12);
-  EXPECT_FLOAT_EQ(dynamic_cast<FixedScaleComponent &>(*s).Scales()(0), 0.9446f);
+  EXPECT_FLOAT_EQ(
+      dynamic_cast<FixedScaleComponent &>(*s).Scales().GetElement(0), 0.9446f);
   std::unique_ptr<Component> b = FromConfig(
       "FixedBiasComponent", "bias=" + testing::ModelsDir() + "components_b.bias.vec");
-  EXPECT_FLOAT_EQ(dynamic_cast<FixedBiasComponent &>(*b).Bias()(2), -0.4277f);
+  EXPECT_FLOAT_EQ(
+      dynamic_cast<FixedBiasComponent &>(*b).Bias().GetElement(2), -0.4277f);
   s = FromConfig("FixedScaleComponent", "dim=3 scale=2.5");
-  EXPECT_EQ(dynamic_cast<FixedScaleComponent &>(*s).Scales()(2), 2.5f);
+  EXPECT_EQ(dynamic_cast<FixedScaleComponent &>(*s).Scales().GetElement(2),
+            2.5f);
   std::unique_ptr<Component> c = FromConfig("ClipGradientComponent", "dim=4");
   EXPECT_EQ(c->Info(),
             "ClipGradientComponent, dim=4, norm-based-clipping=false, "

@@ -69,9 +69,9 @@ void Prepare(const Component &c, Step *s, bool need_backprop = true) {
   ASSERT_TRUE(s->pi != nullptr);
 }
 
-Matrix<BaseFloat> Propagate(const Component &c, const Step &s,
-                            const MatrixBase<BaseFloat> &in) {
-  Matrix<BaseFloat> out = NewMat(s.outputs.size(), c.OutputDim());
+CuMatrix<BaseFloat> Propagate(const Component &c, const Step &s,
+                              const CuMatrixBase<BaseFloat> &in) {
+  CuMatrix<BaseFloat> out = NewMat(s.outputs.size(), c.OutputDim());
   EXPECT_EQ(c.Propagate(s.pi.get(), in, &out), nullptr);
   return out;
 }
@@ -109,8 +109,9 @@ TEST(StatisticsExtraction, PropagateMatchesNaiveSums) {
       Step s = ExtractionStep(p[0], p[1]);
       Prepare(*c, &s);
       RandomSource rs(3);
-      Matrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
-      Matrix<BaseFloat> out = Propagate(*c, s, in);
+      CuMatrix<BaseFloat> in_cu = RandMat(s.inputs.size(), 3, &rs);
+      const Matrix<BaseFloat> in = ToHost(in_cu);
+      const Matrix<BaseFloat> out = ToHost(Propagate(*c, s, in_cu));
       for (size_t o = 0; o < s.outputs.size(); o++) {
         const Index &oi = s.outputs[o];
         int32 start = FloorDiv(oi.t, p[1]) * p[1];
@@ -207,25 +208,27 @@ TEST(StatisticsExtraction, TwoOutputsInOneBlockAreAnError) {
 // Central differences of f = sum(out .* R) along random input directions
 // that leave 'frozen_cols' alone (columns Backprop treats as constants).
 void CheckInputDerivative(const Component &c, const Step &s,
-                          const Matrix<BaseFloat> &in, int32 frozen_cols,
-                          RandomSource *rs, double tol = 2e-3) {
-  Matrix<BaseFloat> out = Propagate(c, s, in);
-  Matrix<BaseFloat> out_deriv = RandMat(out.NumRows(), out.NumCols(), rs);
+                          const CuMatrixBase<BaseFloat> &in,
+                          int32 frozen_cols, RandomSource *rs,
+                          double tol = 2e-3) {
+  CuMatrix<BaseFloat> out = Propagate(c, s, in);
+  CuMatrix<BaseFloat> out_deriv = RandMat(out.NumRows(), out.NumCols(), rs);
   int32 props = c.Properties();
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> empty;
   // kBackpropAdds components add: start from a known value.
-  Matrix<BaseFloat> start = RandMat(in.NumRows(), in.NumCols(), rs);
-  Matrix<BaseFloat> in_deriv = testing::Contig(start);
+  CuMatrix<BaseFloat> start = RandMat(in.NumRows(), in.NumCols(), rs);
+  CuMatrix<BaseFloat> in_deriv = testing::Contig(start);
   c.Backprop("test", s.pi.get(), (props & kBackpropNeedsInput) ? in : empty,
              (props & kBackpropNeedsOutput) ? out : empty, out_deriv, nullptr,
              nullptr, &in_deriv);
   if (props & kBackpropAdds) in_deriv.AddMat(-1.0, start);
   const BaseFloat eps = 1e-2;
   for (int32 k = 0; k < 4; k++) {
-    Matrix<BaseFloat> dir = RandMat(in.NumRows(), in.NumCols(), rs);
+    CuMatrix<BaseFloat> dir = RandMat(in.NumRows(), in.NumCols(), rs);
     for (int32 r = 0; r < dir.NumRows(); r++)
-      for (int32 j = 0; j < frozen_cols; j++) dir(r, j) = 0.0;
-    Matrix<BaseFloat> plus = testing::Contig(in), minus = testing::Contig(in);
+      for (int32 j = 0; j < frozen_cols; j++) dir.SetElement(r, j, 0.0);
+    CuMatrix<BaseFloat> plus = testing::Contig(in),
+                        minus = testing::Contig(in);
     plus.AddMat(eps, dir);
     minus.AddMat(-eps, dir);
     double numeric = (testing::MatDot(Propagate(c, s, plus), out_deriv) -
@@ -238,7 +241,7 @@ void CheckInputDerivative(const Component &c, const Step &s,
   if (frozen_cols > 0) {
     // Nothing flows into the count column.
     for (int32 r = 0; r < in_deriv.NumRows(); r++)
-      EXPECT_EQ(in_deriv(r, 0), 0.0);
+      EXPECT_EQ(in_deriv.GetElement(r, 0), 0.0);
   }
 }
 
@@ -251,7 +254,7 @@ TEST(StatisticsExtraction, BackpropMatchesFiniteDifferences) {
     Step s = ExtractionStep(2, 6);
     Prepare(*c, &s);
     RandomSource rs(11);
-    Matrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
+    CuMatrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
     CheckInputDerivative(*c, s, in, 0, &rs);
   }
 }
@@ -269,16 +272,17 @@ TEST(StatisticsExtraction, PropagateAddsAndBackpropOverwrites) {
   Step s = ExtractionStep(1, 4);
   Prepare(*c, &s);
   RandomSource rs(5);
-  Matrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
-  Matrix<BaseFloat> ref = Propagate(*c, s, in);
-  Matrix<BaseFloat> init = RandMat(ref.NumRows(), ref.NumCols(), &rs);
-  Matrix<BaseFloat> out = testing::Contig(init);
+  CuMatrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
+  CuMatrix<BaseFloat> ref = Propagate(*c, s, in);
+  CuMatrix<BaseFloat> init = RandMat(ref.NumRows(), ref.NumCols(), &rs);
+  CuMatrix<BaseFloat> out = testing::Contig(init);
   c->Propagate(s.pi.get(), in, &out);
   ref.AddMat(1.0, init);
   EXPECT_TRUE(out.ApproxEqual(ref, 1e-6));
-  Matrix<BaseFloat> od = RandMat(ref.NumRows(), ref.NumCols(), &rs);
-  Matrix<BaseFloat> d1 = NewMat(in.NumRows(), 3), d2 = RandMat(in.NumRows(), 3, &rs);
-  Matrix<BaseFloat> empty;
+  CuMatrix<BaseFloat> od = RandMat(ref.NumRows(), ref.NumCols(), &rs);
+  CuMatrix<BaseFloat> d1 = NewMat(in.NumRows(), 3),
+                      d2 = RandMat(in.NumRows(), 3, &rs);
+  CuMatrix<BaseFloat> empty;
   c->Backprop("", s.pi.get(), in, empty, od, nullptr, nullptr, &d1);
   c->Backprop("", s.pi.get(), in, empty, od, nullptr, nullptr, &d2);
   EXPECT_TRUE(d1.Equal(d2));
@@ -305,8 +309,9 @@ Step PoolingStep(int32 period, int32 left, int32 right) {
   return s;
 }
 
-Matrix<BaseFloat> PoolingInput(int32 rows, int32 feat_dim, RandomSource *rs) {
-  Matrix<BaseFloat> in = NewMat(rows, 1 + 2 * feat_dim);
+CuMatrix<BaseFloat> PoolingInput(int32 rows, int32 feat_dim,
+                                 RandomSource *rs) {
+  Matrix<BaseFloat> in(rows, 1 + 2 * feat_dim);
   for (int32 r = 0; r < rows; r++) {
     int32 n = 3 + static_cast<int32>(rs->Uniform() * 3);
     in(r, 0) = n;
@@ -317,7 +322,7 @@ Matrix<BaseFloat> PoolingInput(int32 rows, int32 feat_dim, RandomSource *rs) {
         in(r, 1 + feat_dim + j) += x * x;
       }
   }
-  return in;
+  return testing::Contig(in);
 }
 
 struct PoolingCase {
@@ -346,8 +351,9 @@ TEST(StatisticsPooling, PropagateMatchesNaiveMeansAndStddevs) {
     Step s = PoolingStep(pc.period, pc.left, pc.right);
     Prepare(*c, &s);
     RandomSource rs(9);
-    Matrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
-    Matrix<BaseFloat> out = Propagate(*c, s, in);
+    CuMatrix<BaseFloat> in_cu = PoolingInput(s.inputs.size(), f, &rs);
+    const Matrix<BaseFloat> in = ToHost(in_cu);
+    const Matrix<BaseFloat> out = ToHost(Propagate(*c, s, in_cu));
     for (size_t o = 0; o < s.outputs.size(); o++) {
       const Index &oi = s.outputs[o];
       double count = 0, sum[f] = {0, 0}, sumsq[f] = {0, 0};
@@ -385,12 +391,12 @@ TEST(StatisticsPooling, VarianceFloorApplies) {
   s.inputs = {Index(0, 0, 0), Index(0, 1, 0)};
   s.outputs = {Index(0, 0, 0), Index(0, 1, 0)};
   Prepare(*c, &s);
-  Matrix<BaseFloat> in = NewMat(2, 3);
+  Matrix<BaseFloat> in(2, 3);
   // Frame 0: one value 1.0; frame 1: one value 3.0 (so window t=1 has
   // variance 1, window t=0 variance 0 -> floored to 0.25).
   in(0, 0) = 1; in(0, 1) = 1; in(0, 2) = 1;
   in(1, 0) = 1; in(1, 1) = 3; in(1, 2) = 9;
-  Matrix<BaseFloat> out = Propagate(*c, s, in);
+  const Matrix<BaseFloat> out = ToHost(Propagate(*c, s, testing::Contig(in)));
   EXPECT_FLOAT_EQ(out(0, 0), 1.0);
   EXPECT_FLOAT_EQ(out(0, 1), 0.5);
   EXPECT_FLOAT_EQ(out(1, 0), 2.0);
@@ -404,7 +410,7 @@ TEST(StatisticsPooling, BackpropMatchesFiniteDifferences) {
     Step s = PoolingStep(pc.period, pc.left, pc.right);
     Prepare(*c, &s);
     RandomSource rs(21);
-    Matrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
+    CuMatrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
     // Column 0 (the count) gets no derivative by design.
     CheckInputDerivative(*c, s, in, 1, &rs, 5e-3);
   }
@@ -419,11 +425,11 @@ TEST(StatisticsPooling, BackpropReadsOnlyWhatItDeclares) {
     Step s = PoolingStep(pc.period, pc.left, pc.right);
     Prepare(*c, &s);
     RandomSource rs(4);
-    Matrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
-    Matrix<BaseFloat> out = Propagate(*c, s, in);
-    Matrix<BaseFloat> od = RandMat(out.NumRows(), out.NumCols(), &rs);
-    Matrix<BaseFloat> d1 = NewMat(in.NumRows(), in.NumCols()),
-                      d2 = NewMat(in.NumRows(), in.NumCols()), empty;
+    CuMatrix<BaseFloat> in = PoolingInput(s.inputs.size(), f, &rs);
+    CuMatrix<BaseFloat> out = Propagate(*c, s, in);
+    CuMatrix<BaseFloat> od = RandMat(out.NumRows(), out.NumCols(), &rs);
+    CuMatrix<BaseFloat> d1 = NewMat(in.NumRows(), in.NumCols()),
+                        d2 = NewMat(in.NumRows(), in.NumCols()), empty;
     int32 props = c->Properties();
     c->Backprop("", s.pi.get(), in, out, od, nullptr, nullptr, &d1);
     c->Backprop("", s.pi.get(), (props & kBackpropNeedsInput) ? in : empty,
@@ -437,10 +443,10 @@ TEST(StatisticsPooling, BackpropReadsOnlyWhatItDeclares) {
   Step s = ExtractionStep(1, 4);
   Prepare(*e, &s);
   RandomSource rs(6);
-  Matrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
-  Matrix<BaseFloat> od = RandMat(s.outputs.size(), 4, &rs);
-  Matrix<BaseFloat> d1 = NewMat(in.NumRows(), 3), d2 = NewMat(in.NumRows(), 3),
-                    empty;
+  CuMatrix<BaseFloat> in = RandMat(s.inputs.size(), 3, &rs);
+  CuMatrix<BaseFloat> od = RandMat(s.outputs.size(), 4, &rs);
+  CuMatrix<BaseFloat> d1 = NewMat(in.NumRows(), 3),
+                      d2 = NewMat(in.NumRows(), 3), empty;
   e->Backprop("", s.pi.get(), in, empty, od, nullptr, nullptr, &d1);
   e->Backprop("", s.pi.get(), empty, empty, od, nullptr, nullptr, &d2);
   EXPECT_TRUE(d1.Equal(d2));

@@ -37,13 +37,14 @@ bool Contains(const std::string &s, const std::string &part) {
 // [block * in_block, (block + 1) * in_block).
 Matrix<BaseFloat> NaiveBlockAffine(const BlockAffineComponent &c,
                                    const MatrixBase<BaseFloat> &in) {
-  const Matrix<BaseFloat> &w = c.LinearParams();
+  const Matrix<BaseFloat> w = ToHost(c.LinearParams());
+  const Vector<BaseFloat> bias = ToHost(c.BiasParams());
   const int32 nb = c.NumBlocks(), in_block = w.NumCols(),
               out_block = w.NumRows() / nb;
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), c.OutputDim());
+  Matrix<BaseFloat> out(in.NumRows(), c.OutputDim());
   for (int32 r = 0; r < in.NumRows(); r++)
     for (int32 i = 0; i < c.OutputDim(); i++) {
-      double sum = c.BiasParams()(i);
+      double sum = bias(i);
       int32 block = i / out_block;
       for (int32 j = 0; j < in_block; j++)
         sum += double(w(i, j)) * in(r, block * in_block + j);
@@ -59,8 +60,9 @@ TEST(BlockAffine, PropagateMatchesBlockDiagonalProduct) {
   EXPECT_EQ(b.LinearParams().NumRows(), 6);
   EXPECT_EQ(b.LinearParams().NumCols(), 4);
   RandomSource rs(1);
-  Matrix<BaseFloat> in = RandMat(5, 12, &rs);
-  EXPECT_TRUE(Forward(*c, in).ApproxEqual(NaiveBlockAffine(b, in), 1e-5));
+  Matrix<BaseFloat> in = ToHost(RandMat(5, 12, &rs));
+  EXPECT_TRUE(
+      ToHost(Forward(*c, in)).ApproxEqual(NaiveBlockAffine(b, in), 1e-5));
 }
 
 TEST(BlockAffine, DerivativesRoundTripInfo) {
@@ -101,13 +103,14 @@ TEST(BlockAffine, ConfigErrors) {
 
 Matrix<BaseFloat> NaiveRepeated(const RepeatedAffineComponent &c,
                                 const MatrixBase<BaseFloat> &in) {
-  const Matrix<BaseFloat> &w = c.LinearParams();
+  const Matrix<BaseFloat> w = ToHost(c.LinearParams());
+  const Vector<BaseFloat> bias = ToHost(c.BiasParams());
   const int32 in_block = w.NumCols(), out_block = w.NumRows();
-  Matrix<BaseFloat> out = NewMat(in.NumRows(), c.OutputDim());
+  Matrix<BaseFloat> out(in.NumRows(), c.OutputDim());
   for (int32 r = 0; r < in.NumRows(); r++)
     for (int32 k = 0; k < c.NumRepeats(); k++)
       for (int32 i = 0; i < out_block; i++) {
-        double sum = c.BiasParams()(i);
+        double sum = bias(i);
         for (int32 j = 0; j < in_block; j++)
           sum += double(w(i, j)) * in(r, k * in_block + j);
         out(r, k * out_block + i) = sum;
@@ -123,8 +126,9 @@ TEST(RepeatedAffine, PropagateRepeatsTheSameTransform) {
     EXPECT_EQ(ra.LinearParams().NumRows(), 2);
     EXPECT_EQ(ra.LinearParams().NumCols(), 3);
     RandomSource rs(3);
-    Matrix<BaseFloat> in = RandMat(4, 9, &rs);
-    EXPECT_TRUE(Forward(*c, in).ApproxEqual(NaiveRepeated(ra, in), 1e-5))
+    Matrix<BaseFloat> in = ToHost(RandMat(4, 9, &rs));
+    EXPECT_TRUE(
+        ToHost(Forward(*c, in)).ApproxEqual(NaiveRepeated(ra, in), 1e-5))
         << type;
     CheckDerivatives(*c, 5, &rs);
     CheckIoRoundTrip(*c, [type] { return Component::NewComponentOfType(type); });
@@ -146,7 +150,8 @@ TEST(RepeatedAffine, NaturalGradientUpdate) {
   auto c = Make("NaturalGradientRepeatedAffineComponent",
                 "input-dim=20 output-dim=8 num-repeats=2 bias-stddev=0");
   RandomSource rs(4);
-  Matrix<BaseFloat> in = RandMat(30, 20, &rs), od = RandMat(30, 8, &rs);
+  CuMatrix<BaseFloat> cu_in = RandMat(30, 20, &rs), cu_od = RandMat(30, 8, &rs);
+  Matrix<BaseFloat> in = ToHost(cu_in), od = ToHost(cu_od);
   auto &uc = dynamic_cast<UpdatableComponent &>(*c);
   const int32 n = uc.NumParameters();
   // The true gradient, from a plain RepeatedAffineComponent copy.
@@ -154,8 +159,8 @@ TEST(RepeatedAffine, NaturalGradientUpdate) {
   auto &ug = dynamic_cast<UpdatableComponent &>(*grad);
   ug.Scale(0.0);
   ug.SetAsGradient();
-  c->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr, grad.get(),
-              nullptr);
+  c->Backprop("", nullptr, cu_in, CuMatrix<BaseFloat>(), cu_od, nullptr,
+              grad.get(), nullptr);
   Vector<BaseFloat> g(n);
   ug.Vectorize(&g);
   // Naive gradient: dW(i,j) = sum_{r,k} od(r, k*ob+i) in(r, k*ib+j).
@@ -175,8 +180,8 @@ TEST(RepeatedAffine, NaturalGradientUpdate) {
     Vector<BaseFloat> before(n), after(n);
     us.Vectorize(&before);
     us.SetActualLearningRate(0.01);
-    stepped->Backprop("", nullptr, in, Matrix<BaseFloat>(), od, nullptr,
-                      stepped.get(), nullptr);
+    stepped->Backprop("", nullptr, cu_in, CuMatrix<BaseFloat>(), cu_od,
+                      nullptr, stepped.get(), nullptr);
     us.Vectorize(&after);
     after.AddVec(-1.0, before);
     EXPECT_GT(VecVec(after, g), 0.0);
@@ -220,7 +225,7 @@ DistributeCase MakeDistributeCase(int32 num_blocks, int32 input_x) {
 // input row with Index (n, t, floor(x / nb)), b = x - nb * floor(x / nb).
 Matrix<BaseFloat> NaiveDistribute(const DistributeCase &dc, int32 nb, int32 d,
                                   const MatrixBase<BaseFloat> &in) {
-  Matrix<BaseFloat> out = NewMat(dc.out_indexes.size(), d);
+  Matrix<BaseFloat> out(dc.out_indexes.size(), d);
   for (size_t o = 0; o < dc.out_indexes.size(); o++) {
     const Index &oi = dc.out_indexes[o];
     int32 q = static_cast<int32>(std::floor(double(oi.x) / nb));
@@ -246,22 +251,22 @@ TEST(Distribute, PropagateAndBackpropMatchTheMapping) {
         c->PrecomputeIndexes(misc, dc.in_indexes, dc.out_indexes, true));
     ASSERT_TRUE(pi != nullptr);
     RandomSource rs(5);
-    Matrix<BaseFloat> in = RandMat(dc.in_indexes.size(), 12, &rs);
-    Matrix<BaseFloat> out = NewMat(dc.out_indexes.size(), 4);
+    CuMatrix<BaseFloat> in = RandMat(dc.in_indexes.size(), 12, &rs);
+    CuMatrix<BaseFloat> out = NewMat(dc.out_indexes.size(), 4);
     c->Propagate(pi.get(), in, &out);
-    Matrix<BaseFloat> expected = NaiveDistribute(dc, 3, 4, in);
-    EXPECT_TRUE(out.Equal(expected));
+    Matrix<BaseFloat> expected = NaiveDistribute(dc, 3, 4, ToHost(in));
+    EXPECT_TRUE(ToHost(out).Equal(expected));
     // Backprop: the transpose of the mapping (every input value is used
     // exactly once here), overwriting in_deriv.
-    Matrix<BaseFloat> od = RandMat(dc.out_indexes.size(), 4, &rs);
-    Matrix<BaseFloat> id = RandMat(dc.in_indexes.size(), 12, &rs);
-    c->Backprop("", pi.get(), Matrix<BaseFloat>(), Matrix<BaseFloat>(), od,
+    CuMatrix<BaseFloat> od = RandMat(dc.out_indexes.size(), 4, &rs);
+    CuMatrix<BaseFloat> id = RandMat(dc.in_indexes.size(), 12, &rs);
+    c->Backprop("", pi.get(), CuMatrix<BaseFloat>(), CuMatrix<BaseFloat>(), od,
                 nullptr, nullptr, &id);
     // <in_deriv, in> must equal <od, out> for a linear map and its adjoint.
     EXPECT_NEAR(MatDot(id, in), MatDot(od, out), 1e-3);
     // and elementwise, via the naive map applied to unit inputs.
-    Matrix<BaseFloat> back = NaiveDistribute(dc, 3, 4, id);
-    EXPECT_TRUE(back.Equal(od));
+    Matrix<BaseFloat> back = NaiveDistribute(dc, 3, 4, ToHost(id));
+    EXPECT_TRUE(back.Equal(ToHost(od)));
   }
 }
 
@@ -272,19 +277,19 @@ TEST(Distribute, BackpropZeroesInputsNoOutputUses) {
   MiscComputationInfo misc;
   std::unique_ptr<ComponentPrecomputedIndexes> pi(
       c->PrecomputeIndexes(misc, in_idx, out_idx, true));
-  Matrix<BaseFloat> od = NewMat(1, 3);
-  od(0, 0) = 1;
-  od(0, 1) = 2;
-  od(0, 2) = 3;
-  Matrix<BaseFloat> id = NewMat(2, 6);
+  CuMatrix<BaseFloat> od = NewMat(1, 3);
+  od.Mat()(0, 0) = 1;
+  od.Mat()(0, 1) = 2;
+  od.Mat()(0, 2) = 3;
+  CuMatrix<BaseFloat> id = NewMat(2, 6);
   id.Set(7.0);
-  c->Backprop("", pi.get(), Matrix<BaseFloat>(), Matrix<BaseFloat>(), od,
+  c->Backprop("", pi.get(), CuMatrix<BaseFloat>(), CuMatrix<BaseFloat>(), od,
               nullptr, nullptr, &id);
-  Matrix<BaseFloat> expected = NewMat(2, 6);
+  Matrix<BaseFloat> expected(2, 6);
   expected(1, 3) = 1;
   expected(1, 4) = 2;
   expected(1, 5) = 3;
-  EXPECT_TRUE(id.Equal(expected));
+  EXPECT_TRUE(ToHost(id).Equal(expected));
 }
 
 TEST(Distribute, IndexMappingAndPrecomputedIndexesIo) {
@@ -357,10 +362,10 @@ TEST(Constant, OutputOnEveryRowAndNoInputs) {
                 "use-natural-gradient=false learning-rate=0.5");
   EXPECT_EQ(c->InputDim(), 3);
   EXPECT_EQ(c->Properties(), kUpdatableComponent);
-  Matrix<BaseFloat> in, out = NewMat(4, 3);
+  CuMatrix<BaseFloat> in, out = NewMat(4, 3);
   c->Propagate(nullptr, in, &out);
   for (int32 r = 0; r < 4; r++)
-    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out(r, j), 2.0);
+    for (int32 j = 0; j < 3; j++) EXPECT_EQ(out.Mat()(r, j), 2.0);
   MiscComputationInfo misc;
   std::vector<Index> desired = {Index(0, 0, 0)};
   c->GetInputIndexes(misc, Index(0, 5, 0), &desired);
@@ -372,15 +377,15 @@ TEST(Constant, OutputOnEveryRowAndNoInputs) {
   EXPECT_TRUE(c->IsComputable(misc, Index(0, 5, 0), nothing, &used));
   EXPECT_TRUE(used.empty());
   // Plain SGD: output += lr * (column sums of out_deriv).
-  Matrix<BaseFloat> od = NewMat(2, 3);
-  od(0, 0) = 1;
-  od(1, 0) = 3;
-  od(1, 2) = -2;
+  CuMatrix<BaseFloat> od = NewMat(2, 3);
+  od.Mat()(0, 0) = 1;
+  od.Mat()(1, 0) = 3;
+  od.Mat()(1, 2) = -2;
   c->Backprop("", nullptr, in, in, od, nullptr, c.get(), nullptr);
   const auto &cc = dynamic_cast<const ConstantComponent &>(*c);
-  EXPECT_NEAR(cc.Output()(0), 2.0 + 0.5 * 4, 1e-6);
-  EXPECT_NEAR(cc.Output()(1), 2.0, 1e-6);
-  EXPECT_NEAR(cc.Output()(2), 2.0 - 0.5 * 2, 1e-6);
+  EXPECT_NEAR(cc.Output().Vec()(0), 2.0 + 0.5 * 4, 1e-6);
+  EXPECT_NEAR(cc.Output().Vec()(1), 2.0, 1e-6);
+  EXPECT_NEAR(cc.Output().Vec()(2), 2.0 - 0.5 * 2, 1e-6);
   RandomSource rs(6);
   CheckDerivatives(*c, 3, &rs);
 }
@@ -388,22 +393,23 @@ TEST(Constant, OutputOnEveryRowAndNoInputs) {
 TEST(Constant, NaturalGradientAndFixed) {
   auto c = Make("ConstantComponent", "output-dim=6 output-stddev=1");
   RandomSource rs(7);
-  Matrix<BaseFloat> od = RandMat(10, 6, &rs), none;
+  CuMatrix<BaseFloat> od = RandMat(10, 6, &rs), none;
   const auto &cc = dynamic_cast<const ConstantComponent &>(*c);
-  Vector<BaseFloat> before(cc.Output());
+  Vector<BaseFloat> before = ToHost(cc.Output());
   c->Backprop("", nullptr, none, none, od, nullptr, c.get(), nullptr);
-  Vector<BaseFloat> step(cc.Output());
+  Vector<BaseFloat> step = ToHost(cc.Output());
   step.AddVec(-1.0, before);
   Vector<BaseFloat> col_sums(6);
-  col_sums.AddRowSumMat(1.0, od, 0.0);
+  col_sums.AddRowSumMat(1.0, ToHost(od), 0.0);
   EXPECT_GT(VecVec(step, col_sums), 0.0);
   // is-updatable=false: no update, no kUpdatableComponent.
   auto fixed = Make("ConstantComponent",
                     "output-dim=2 is-updatable=false output-mean=1");
   EXPECT_EQ(fixed->Properties(), 0);
-  Matrix<BaseFloat> od2 = RandMat(3, 2, &rs);
+  CuMatrix<BaseFloat> od2 = RandMat(3, 2, &rs);
   fixed->Backprop("", nullptr, none, none, od2, nullptr, fixed.get(), nullptr);
-  EXPECT_EQ(dynamic_cast<const ConstantComponent &>(*fixed).Output()(0), 1.0);
+  EXPECT_EQ(
+      dynamic_cast<const ConstantComponent &>(*fixed).Output().Vec()(0), 1.0);
 }
 
 TEST(Constant, IoInfoAndConfigErrors) {
@@ -443,9 +449,9 @@ const char *kCompositeLine =
     "output-dim=5'";
 
 // The members run one after another by hand.
-Matrix<BaseFloat> ChainByHand(const CompositeComponent &c,
-                              const MatrixBase<BaseFloat> &in) {
-  Matrix<BaseFloat> cur = Contig(in);
+CuMatrix<BaseFloat> ChainByHand(const CompositeComponent &c,
+                                const CuMatrixBase<BaseFloat> &in) {
+  CuMatrix<BaseFloat> cur = Contig(in);
   for (int32 i = 0; i < c.NumComponents(); i++) cur = Forward(*c.GetComponent(i), cur);
   return cur;
 }
@@ -460,7 +466,7 @@ TEST(Composite, PropagateEqualsTheChainInChunks) {
   EXPECT_EQ(c->Properties(), kSimpleComponent | kBackpropNeedsInput |
                                  kBackpropAdds | kUpdatableComponent);
   RandomSource rs(8);
-  Matrix<BaseFloat> in = RandMat(8, 6, &rs);  // 3 + 3 + 2 rows
+  CuMatrix<BaseFloat> in = RandMat(8, 6, &rs);  // 3 + 3 + 2 rows
   EXPECT_TRUE(Forward(*c, in).ApproxEqual(ChainByHand(cc, in), 1e-5));
 }
 
@@ -471,7 +477,7 @@ TEST(Composite, DerivativesAndUpdateMatchTheChain) {
   CheckPropertyFlags(*c, 5, &rs);
   // Chunked (max-rows-process=3) and whole Backprop agree, for the input
   // derivative and the accumulated gradient.
-  Matrix<BaseFloat> in = RandMat(7, 6, &rs), od = RandMat(7, 5, &rs), none;
+  CuMatrix<BaseFloat> in = RandMat(7, 6, &rs), od = RandMat(7, 5, &rs), none;
   std::string whole_line = kCompositeLine;
   whole_line.replace(0, std::string("max-rows-process=3").size(),
                      "max-rows-process=0");
@@ -480,7 +486,7 @@ TEST(Composite, DerivativesAndUpdateMatchTheChain) {
   Vector<BaseFloat> params(uc.NumParameters());
   uc.Vectorize(&params);
   dynamic_cast<UpdatableComponent &>(*whole).UnVectorize(params);
-  Matrix<BaseFloat> d1 = NewMat(7, 6), d2 = NewMat(7, 6);
+  CuMatrix<BaseFloat> d1 = NewMat(7, 6), d2 = NewMat(7, 6);
   std::unique_ptr<Component> g1(c->Copy()), g2(whole->Copy());
   for (Component *g : {g1.get(), g2.get()}) {
     auto &ug = dynamic_cast<UpdatableComponent &>(*g);
@@ -525,7 +531,7 @@ TEST(Composite, IoRoundTripWithNaturalGradientMembers) {
   EXPECT_TRUE(Contains(text, "</BlockAffineComponent> </CompositeComponent> "));
   // A trained copy (preconditioners initialized) writes the same format.
   RandomSource rs(10);
-  Matrix<BaseFloat> in = RandMat(12, 4, &rs), od = RandMat(12, 2, &rs), none;
+  CuMatrix<BaseFloat> in = RandMat(12, 4, &rs), od = RandMat(12, 2, &rs), none;
   c->Backprop("", nullptr, in, none, od, nullptr, c.get(), nullptr);
   CheckIoRoundTrip(*c, [] { return new CompositeComponent(); });
   std::string info = c->Info();

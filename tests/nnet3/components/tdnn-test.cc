@@ -34,7 +34,7 @@ std::unique_ptr<TdnnComponent> MakeTdnn(const std::string &line) {
 struct Step {
   std::vector<Index> in_indexes, out_indexes;
   std::unique_ptr<ComponentPrecomputedIndexes> pre;
-  Matrix<BaseFloat> in;
+  CuMatrix<BaseFloat> in;
 };
 
 // Outputs: for each n in {0..num_seq-1}, t = out_start, out_start + stride,
@@ -83,20 +83,20 @@ Matrix<BaseFloat> NaiveOutput(const TdnnComponent &c, const Step &s) {
       row_of[s.in_indexes[r]] = static_cast<int32>(r);
   int32 in_dim = c.InputDim(), out_dim = c.OutputDim();
   const std::vector<int32> &offs = c.TimeOffsets();
-  Matrix<BaseFloat> out =
-      testing::NewMat(static_cast<int32>(s.out_indexes.size()), out_dim);
+  Matrix<BaseFloat> in = ToHost(s.in), w = ToHost(c.LinearParams());
+  Vector<BaseFloat> b = ToHost(c.BiasParams());
+  Matrix<BaseFloat> out(static_cast<int32>(s.out_indexes.size()), out_dim);
   for (size_t r = 0; r < s.out_indexes.size(); r++) {
     const Index &o = s.out_indexes[r];
     if (o.t == kNoTime) continue;
     for (int32 j = 0; j < out_dim; j++) {
-      double sum = c.BiasParams().Dim() ? c.BiasParams()(j) : 0.0;
+      double sum = b.Dim() ? b(j) : 0.0;
       for (size_t k = 0; k < offs.size(); k++) {
         auto it = row_of.find(Index(o.n, o.t + offs[k], o.x));
         EXPECT_TRUE(it != row_of.end());
         if (it == row_of.end()) continue;
         for (int32 d = 0; d < in_dim; d++)
-          sum += double(c.LinearParams()(j, k * in_dim + d)) *
-                 s.in(it->second, d);
+          sum += double(w(j, k * in_dim + d)) * in(it->second, d);
       }
       out(r, j) = sum;
     }
@@ -105,9 +105,9 @@ Matrix<BaseFloat> NaiveOutput(const TdnnComponent &c, const Step &s) {
 }
 
 // Component output with blank output rows zeroed (they are don't-cares).
-Matrix<BaseFloat> RunTdnn(const TdnnComponent &c, const Step &s,
-                      const MatrixBase<BaseFloat> &in) {
-  Matrix<BaseFloat> out = testing::NewMat(
+CuMatrix<BaseFloat> RunTdnn(const TdnnComponent &c, const Step &s,
+                            const CuMatrixBase<BaseFloat> &in) {
+  CuMatrix<BaseFloat> out = testing::NewMat(
       static_cast<int32>(s.out_indexes.size()), c.OutputDim());
   c.DeleteMemo(c.Propagate(s.pre.get(), in, &out));
   for (size_t r = 0; r < s.out_indexes.size(); r++)
@@ -142,18 +142,19 @@ TEST(TdnnTest, PropagateMatchesNaiveSum) {
     Step s;
     MakeStep(*c, cs.num_seq, cs.out_start, cs.stride, cs.num_out, cs.skip_out,
              &rs, &s);
-    Matrix<BaseFloat> got = RunTdnn(*c, s, s.in), want = NaiveOutput(*c, s);
+    Matrix<BaseFloat> got = ToHost(RunTdnn(*c, s, s.in)),
+                      want = NaiveOutput(*c, s);
     EXPECT_TRUE(got.ApproxEqual(want, 1e-5)) << cs.config;
     // Without a bias, Propagate adds to what is there.
     if (c->BiasParams().Dim() == 0) {
       EXPECT_TRUE(c->Properties() & kPropagateAdds);
-      Matrix<BaseFloat> out = testing::NewMat(got.NumRows(), got.NumCols());
+      CuMatrix<BaseFloat> out = testing::NewMat(got.NumRows(), got.NumCols());
       out.Set(1.0);
       c->Propagate(s.pre.get(), s.in, &out);
       for (size_t r = 0; r < s.out_indexes.size(); r++) {
         if (s.out_indexes[r].t == kNoTime) continue;
         for (int32 j = 0; j < out.NumCols(); j++)
-          EXPECT_NEAR(out(r, j), want(r, j) + 1.0, 1e-4);
+          EXPECT_NEAR(out.Mat()(r, j), want(r, j) + 1.0, 1e-4);
       }
     } else {
       EXPECT_FALSE(c->Properties() & kPropagateAdds);
@@ -195,33 +196,33 @@ TEST(TdnnTest, Derivatives) {
              &rs, &s);
     int32 rows_out = static_cast<int32>(s.out_indexes.size()),
           rows_in = static_cast<int32>(s.in_indexes.size());
-    Matrix<BaseFloat> out_deriv =
+    CuMatrix<BaseFloat> out_deriv =
         testing::RandMat(rows_out, c->OutputDim(), &rs);
     for (int32 r = 0; r < rows_out; r++)
       if (s.out_indexes[r].t == kNoTime) out_deriv.Row(r).SetZero();
     // Backprop adds: start from a known nonzero in_deriv.
-    Matrix<BaseFloat> init = testing::RandMat(rows_in, c->InputDim(), &rs);
-    Matrix<BaseFloat> in_deriv = testing::Contig(init);
+    CuMatrix<BaseFloat> init = testing::RandMat(rows_in, c->InputDim(), &rs);
+    CuMatrix<BaseFloat> in_deriv = testing::Contig(init);
     std::unique_ptr<Component> grad_c(c->Copy());
     TdnnComponent *grad = dynamic_cast<TdnnComponent *>(grad_c.get());
     grad->Scale(0.0);
     grad->SetAsGradient();
-    Matrix<BaseFloat> empty;
+    CuMatrix<BaseFloat> empty;
     c->Backprop("test", s.pre.get(), s.in, empty, out_deriv, nullptr, grad,
                 &in_deriv);
     in_deriv.AddMat(-1.0, init);
 
     auto objf = [&](const TdnnComponent &comp,
-                    const MatrixBase<BaseFloat> &x) {
+                    const CuMatrixBase<BaseFloat> &x) {
       return testing::MatDot(RunTdnn(comp, s, x), out_deriv);
     };
     const BaseFloat eps = 1e-2;
     for (int32 trial = 0; trial < 3; trial++) {
-      Matrix<BaseFloat> dir = testing::RandMat(rows_in, c->InputDim(), &rs);
+      CuMatrix<BaseFloat> dir = testing::RandMat(rows_in, c->InputDim(), &rs);
       for (int32 r = 0; r < rows_in; r++)
         if (s.in_indexes[r].t == kNoTime) dir.Row(r).SetZero();
-      Matrix<BaseFloat> plus = testing::Contig(s.in),
-                        minus = testing::Contig(s.in);
+      CuMatrix<BaseFloat> plus = testing::Contig(s.in),
+                          minus = testing::Contig(s.in);
       plus.AddMat(eps, dir);
       minus.AddMat(-eps, dir);
       double numeric = (objf(*c, plus) - objf(*c, minus)) / (2 * eps);
@@ -262,11 +263,11 @@ TEST(TdnnTest, UpdatesIncreaseTheObjective) {
         (natural ? "true" : "false"));
     Step s;
     MakeStep(*c, 3, 0, 1, 10, {}, &rs, &s);
-    Matrix<BaseFloat> out_deriv = testing::RandMat(
+    CuMatrix<BaseFloat> out_deriv = testing::RandMat(
         static_cast<int32>(s.out_indexes.size()), c->OutputDim(), &rs);
     double before = testing::MatDot(RunTdnn(*c, s, s.in), out_deriv);
     std::unique_ptr<Component> upd(c->Copy());
-    Matrix<BaseFloat> empty;
+    CuMatrix<BaseFloat> empty;
     c->Backprop("test", s.pre.get(), s.in, empty, out_deriv, nullptr,
                 upd.get(), nullptr);
     const TdnnComponent &u = dynamic_cast<const TdnnComponent &>(*upd);
@@ -296,7 +297,7 @@ TEST(TdnnTest, UpdatesIncreaseTheObjective) {
   Step s;
   MakeStep(*c, 1, 0, 1, 3, {}, &rs, &s);
   std::unique_ptr<Component> upd(c->Copy());
-  Matrix<BaseFloat> od = testing::RandMat(3, 2, &rs), empty;
+  CuMatrix<BaseFloat> od = testing::RandMat(3, 2, &rs), empty;
   c->Backprop("t", s.pre.get(), s.in, empty, od, nullptr, upd.get(), nullptr);
   EXPECT_EQ(testing::WriteToString(*upd, false),
             testing::WriteToString(*c, false));
@@ -311,9 +312,9 @@ TEST(TdnnTest, ParameterArithmetic) {
   EXPECT_EQ(nb->NumParameters(), 2 * 6);
   Vector<BaseFloat> v(a->NumParameters());
   a->Vectorize(&v);
-  EXPECT_FLOAT_EQ(v(1), a->LinearParams()(0, 1));
-  EXPECT_FLOAT_EQ(v(6), a->LinearParams()(1, 0));
-  EXPECT_FLOAT_EQ(v(12), a->BiasParams()(0));
+  EXPECT_FLOAT_EQ(v(1), a->LinearParams().Mat()(0, 1));
+  EXPECT_FLOAT_EQ(v(6), a->LinearParams().Mat()(1, 0));
+  EXPECT_FLOAT_EQ(v(12), a->BiasParams().Vec()(0));
   EXPECT_NEAR(a->DotProduct(*a), VecVec(v, v), 1e-4);
   std::unique_ptr<Component> b(a->Copy());
   dynamic_cast<TdnnComponent *>(b.get())->Scale(2.0);
@@ -356,7 +357,8 @@ TEST(TdnnTest, ConfigDefaultsAndInfo) {
   double ss = 0.0;
   for (int32 i = 0; i < 16; i++)
     for (int32 j = 0; j < 96; j++)
-      ss += double(c->LinearParams()(i, j)) * c->LinearParams()(i, j);
+      ss += double(c->LinearParams().Mat()(i, j)) *
+            c->LinearParams().Mat()(i, j);
   EXPECT_NEAR(std::sqrt(ss / (16 * 96)), 1.0 / std::sqrt(96.0), 0.01);
 
   std::unique_ptr<TdnnComponent> d =
