@@ -10,6 +10,7 @@
 #include "base/timer.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
+#include "nnet3/nnet/am-nnet-simple.h"
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "util/random-access-reader.h"
@@ -17,32 +18,6 @@
 #include "util/table.h"
 
 namespace nnet3 {
-
-namespace {
-// A .mdl: transition model, network, then AmNnetSimple's context and
-// priors. Reads the network and the priors.
-void ReadAmNnetSimple(const std::string &rxfilename, Nnet *nnet,
-                      Vector<BaseFloat> *priors) {
-  bool binary;
-  Input ki(rxfilename, &binary);
-  nnet->Read(ki.Stream(), binary);
-  int32 left_context, right_context;
-  std::string token;
-  ki.Stream() >> std::ws;
-  if (ki.Stream().peek() != EOF) ReadToken(ki.Stream(), binary, &token);
-  if (token != "<LeftContext>")
-    NNET3_ERR << "Reading " << PrintableRxfilename(rxfilename)
-              << " with --use-priors: expected <LeftContext> after the "
-              << "network (is it a .mdl file?), got "
-              << (token.empty() ? std::string("end of file")
-                                : PrintableString(token));
-  ReadBasicType(ki.Stream(), binary, &left_context);
-  ExpectToken(ki.Stream(), binary, "<RightContext>");
-  ReadBasicType(ki.Stream(), binary, &right_context);
-  ExpectToken(ki.Stream(), binary, "<Priors>");
-  priors->Read(ki.Stream(), binary);
-}
-}  // namespace
 
 int Nnet3Compute(int argc, char *argv[]) {
   const char *usage =
