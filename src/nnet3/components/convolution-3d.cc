@@ -341,8 +341,9 @@ BaseFloat ConvolutionComponent::DotProduct(
 void ConvolutionComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   const int32 n = filter_params_.NumRows() * filter_params_.NumCols();
-  params->Range(0, n).CopyRowsFromMat(filter_params_);
-  params->Range(n, bias_params_.Dim()).CopyFromVec(bias_params_);
+  params->Range(0, n).CopyRowsFromMat(filter_params_.Mat());
+  SubVector<BaseFloat> bias_part(*params, n, bias_params_.Dim());
+  bias_params_.CopyToVec(&bias_part);
 }
 
 void ConvolutionComponent::UnVectorize(const VectorBase<BaseFloat> &params) {

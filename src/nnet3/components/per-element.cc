@@ -192,7 +192,7 @@ BaseFloat PerElementScaleComponent::DotProduct(
 }
 
 void PerElementScaleComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(scales_);
+  scales_.CopyToVec(params);
 }
 
 void PerElementScaleComponent::UnVectorize(
@@ -483,7 +483,7 @@ BaseFloat PerElementOffsetComponent::DotProduct(
 }
 
 void PerElementOffsetComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(offsets_);
+  offsets_.CopyToVec(params);
 }
 
 void PerElementOffsetComponent::UnVectorize(
@@ -676,8 +676,9 @@ BaseFloat ScaleAndOffsetComponent::DotProduct(
 void ScaleAndOffsetComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 n = scales_.Dim();
-  params->Range(0, n).CopyFromVec(scales_);
-  params->Range(n, n).CopyFromVec(offsets_);
+  SubVector<BaseFloat> scales_part(*params, 0, n), offsets_part(*params, n, n);
+  scales_.CopyToVec(&scales_part);
+  offsets_.CopyToVec(&offsets_part);
 }
 
 void ScaleAndOffsetComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
@@ -817,7 +818,7 @@ BaseFloat ConstantFunctionComponent::DotProduct(
 }
 
 void ConstantFunctionComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(output_);
+  output_.CopyToVec(params);
 }
 
 void ConstantFunctionComponent::UnVectorize(

@@ -494,9 +494,11 @@ BaseFloat TdnnComponent::DotProduct(const UpdatableComponent &other_in) const {
 void TdnnComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 linear_size = linear_params_.NumRows() * linear_params_.NumCols();
-  params->Range(0, linear_size).CopyRowsFromMat(linear_params_);
-  if (bias_params_.Dim() != 0)
-    params->Range(linear_size, bias_params_.Dim()).CopyFromVec(bias_params_);
+  params->Range(0, linear_size).CopyRowsFromMat(linear_params_.Mat());
+  if (bias_params_.Dim() != 0) {
+    SubVector<BaseFloat> bias_part(*params, linear_size, bias_params_.Dim());
+    bias_params_.CopyToVec(&bias_part);
+  }
 }
 
 void TdnnComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
