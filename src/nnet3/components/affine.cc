@@ -244,8 +244,9 @@ BaseFloat AffineComponent::DotProduct(const UpdatableComponent &other_in) const 
 void AffineComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 linear_size = InputDim() * OutputDim();
-  params->Range(0, linear_size).CopyRowsFromMat(linear_params_);
-  params->Range(linear_size, OutputDim()).CopyFromVec(bias_params_);
+  params->Range(0, linear_size).CopyRowsFromMat(linear_params_.Mat());
+  SubVector<BaseFloat> bias_part(*params, linear_size, OutputDim());
+  bias_params_.CopyToVec(&bias_part);
 }
 
 void AffineComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
@@ -440,8 +441,7 @@ void NaturalGradientAffineComponent::Update(
 
   // What the column of ones became after preconditioning.
   CuVector<BaseFloat> precon_ones(num_rows);
-  for (int32 r = 0; r < num_rows; r++)
-    precon_ones(r) = in_value_temp(r, input_dim);
+  precon_ones.CopyColFromMat(in_value_temp, input_dim);
   bias_params_.AddMatVec(local_lrate, out_deriv_temp, kTrans, precon_ones,
                          1.0);
   linear_params_.AddMatMat(local_lrate, out_deriv_temp, kTrans,
@@ -653,7 +653,7 @@ BaseFloat LinearComponent::DotProduct(const UpdatableComponent &other_in) const 
 
 void LinearComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyRowsFromMat(params_);
+  params->CopyRowsFromMat(params_.Mat());
 }
 
 void LinearComponent::UnVectorize(const VectorBase<BaseFloat> &params) {

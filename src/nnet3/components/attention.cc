@@ -39,11 +39,14 @@ void ShiftedRowDots(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
               n_pos = W->NumCols();
   NNET3_ASSERT(B.NumCols() == dim && W->NumRows() == n_out);
   const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
+  // Host views (row by row on the host).
+  const MatrixBase<BaseFloat> &a = A.Mat(), &b = B.Mat();
+  MatrixBase<BaseFloat> &w = W->Mat();
   for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *a_row = A.RowData(i);
-    BaseFloat *w_row = W->RowData(i);
+    const BaseFloat *a_row = a.RowData(i);
+    BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
-      w_row[p] = alpha * Dot(a_row, B.RowData(i + p * shift), dim);
+      w_row[p] = alpha * Dot(a_row, b.RowData(i + p * shift), dim);
   }
 }
 
@@ -54,11 +57,14 @@ void AddWeightedShiftedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &B,
               n_pos = W.NumCols();
   NNET3_ASSERT(B.NumCols() == dim && W.NumRows() == n_out);
   const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
+  // Host views (row by row on the host).
+  const MatrixBase<BaseFloat> &b = B.Mat(), &w = W.Mat();
+  MatrixBase<BaseFloat> &a = A->Mat();
   for (int32 i = 0; i < n_out; i++) {
-    BaseFloat *a_row = A->RowData(i);
-    const BaseFloat *w_row = W.RowData(i);
+    BaseFloat *a_row = a.RowData(i);
+    const BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
-      Axpy(alpha * w_row[p], B.RowData(i + p * shift), a_row, dim);
+      Axpy(alpha * w_row[p], b.RowData(i + p * shift), a_row, dim);
   }
 }
 
@@ -68,11 +74,14 @@ void ScatterWeightedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
   const int32 n_out = A.NumRows(), dim = A.NumCols(), n_pos = W.NumCols();
   NNET3_ASSERT(B->NumCols() == dim && W.NumRows() == n_out);
   const int32 shift = AttentionRowShift(B->NumRows(), n_out, n_pos);
+  // Host views (row by row on the host).
+  const MatrixBase<BaseFloat> &a = A.Mat(), &w = W.Mat();
+  MatrixBase<BaseFloat> &b = B->Mat();
   for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *a_row = A.RowData(i);
-    const BaseFloat *w_row = W.RowData(i);
+    const BaseFloat *a_row = a.RowData(i);
+    const BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
-      Axpy(alpha * w_row[p], a_row, B->RowData(i + p * shift), dim);
+      Axpy(alpha * w_row[p], a_row, b.RowData(i + p * shift), dim);
   }
 }
 
@@ -136,9 +145,12 @@ void AttentionBackward(BaseFloat key_scale, const CuMatrixBase<BaseFloat> &keys,
   ScatterWeightedRows(1.0, d_out_values, weights, values_deriv);
 
   // Through the softmax: dB(i,p) = W(i,p) (dW(i,p) - sum_q W(i,q) dW(i,q)).
+  // Host views (row by row on the host).
+  const MatrixBase<BaseFloat> &w = weights.Mat();
+  MatrixBase<BaseFloat> &dw = d_weights.Mat();
   for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *w_row = weights.RowData(i);
-    BaseFloat *d_row = d_weights.RowData(i);
+    const BaseFloat *w_row = w.RowData(i);
+    BaseFloat *d_row = dw.RowData(i);
     BaseFloat inner = Dot(w_row, d_row, n_pos);
     for (int32 p = 0; p < n_pos; p++) d_row[p] = w_row[p] * (d_row[p] - inner);
   }

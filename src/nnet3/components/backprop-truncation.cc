@@ -123,7 +123,7 @@ ComponentPrecomputedIndexes *BackpropTruncationComponent::PrecomputeIndexes(
   const int32 num_rows = static_cast<int32>(output_indexes.size());
   BackpropTruncationComponentPrecomputedIndexes *ans =
       new BackpropTruncationComponentPrecomputedIndexes();
-  ans->zeroing.Resize(num_rows);
+  Vector<BaseFloat> zeroing(num_rows);
   int32 num_boundaries = 0;
   for (int32 r = 0; r < num_rows; r++) {
     const Index &index = output_indexes[r];
@@ -132,10 +132,11 @@ ComponentPrecomputedIndexes *BackpropTruncationComponent::PrecomputeIndexes(
     int32 now = index.t - index.n, before = now - recurrence_interval_;
     if (FloorDiv(now, zeroing_interval_) !=
         FloorDiv(before, zeroing_interval_)) {
-      ans->zeroing(r) = -1.0;
+      zeroing(r) = -1.0;
       num_boundaries++;
     }
   }
+  ans->zeroing.Swap(&zeroing);
   ans->zeroing_sum = static_cast<BaseFloat>(num_boundaries);
   return ans;
 }
@@ -183,9 +184,13 @@ void BackpropTruncationComponent::Backprop(
                   zero_sq = static_cast<BaseFloat>(std::pow(zero, 2));
   int32 num_clipped = 0;
   BaseFloat num_zeroed = 0.0;
+  // Host views for the per-row decisions.
+  const MatrixBase<BaseFloat> &deriv = in_deriv->Mat();
+  const VectorBase<BaseFloat> *zeroing =
+      indexes != nullptr ? &indexes->zeroing.Vec() : nullptr;
   Vector<BaseFloat> row_scales(num_rows);
   for (int32 r = 0; r < num_rows; r++) {
-    SubVector<BaseFloat> row(*in_deriv, r);
+    SubVector<BaseFloat> row(deriv, r);
     BaseFloat sumsq = VecVec(row, row);
     // Clipping: rows whose norm reaches the threshold are scaled to it.
     BaseFloat ratio_sq = inv_clip_sq * sumsq, scale = 1.0f;
@@ -195,7 +200,7 @@ void BackpropTruncationComponent::Backprop(
     }
     // Zeroing: boundary rows whose norm exceeds the zeroing threshold.
     bool over = (sumsq - zero_sq) > 0.0f;
-    if (over && indexes != nullptr && indexes->zeroing(r) != 0.0) {
+    if (over && zeroing != nullptr && (*zeroing)(r) != 0.0) {
       num_zeroed += 1.0f;
       scale = 0.0f;
     }
@@ -208,7 +213,7 @@ void BackpropTruncationComponent::Backprop(
     if (indexes != nullptr)
       to_update->count_zeroing_boundaries_ += indexes->zeroing_sum;
   }
-  in_deriv->MulRowsVec(row_scales);
+  in_deriv->MulRowsVec(CuVector<BaseFloat>(row_scales));
 }
 
 void BackpropTruncationComponent::Read(std::istream &is, bool binary) {

@@ -47,7 +47,7 @@ void ScatterAddColumns(const CuMatrixBase<BaseFloat> &src,
     NNET3_ASSERT(reverse[map[c]] == -1);
     reverse[map[c]] = static_cast<int32>(c);
   }
-  dst->AddCols(src, reverse);
+  dst->AddCols(src, CuArray<int32>(reverse));
 }
 
 }  // namespace
@@ -173,7 +173,7 @@ void *ConvolutionComponent::Propagate(const ComponentPrecomputedIndexes *,
   CuMatrix<BaseFloat> patch(in.NumRows(), FilterDim(), kUndefined);
   for (int32 sx = 0; sx < NumXSteps(); sx++) {
     for (int32 sy = 0; sy < NumYSteps(); sy++) {
-      patch.CopyCols(in, PatchColumns(sx, sy));
+      patch.CopyCols(in, CuArray<int32>(PatchColumns(sx, sy)));
       CuSubMatrix<BaseFloat> block =
           out->ColRange((sx * NumYSteps() + sy) * num_filters, num_filters);
       block.AddVecToRows(1.0, bias_params_);
@@ -220,7 +220,7 @@ void ConvolutionComponent::Backprop(const std::string &,
         ScatterAddColumns(patch_deriv, cols, in_deriv);
       }
       if (to_update != nullptr) {
-        patch.CopyCols(in_value, cols);
+        patch.CopyCols(in_value, CuArray<int32>(cols));
         filter_grad.AddMatMat(1.0, block, kTrans, patch, kNoTrans, 1.0);
         bias_grad.AddRowSumMat(1.0, block, 1.0);
       }
@@ -341,8 +341,9 @@ BaseFloat ConvolutionComponent::DotProduct(
 void ConvolutionComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   const int32 n = filter_params_.NumRows() * filter_params_.NumCols();
-  params->Range(0, n).CopyRowsFromMat(filter_params_);
-  params->Range(n, bias_params_.Dim()).CopyFromVec(bias_params_);
+  params->Range(0, n).CopyRowsFromMat(filter_params_.Mat());
+  SubVector<BaseFloat> bias_part(*params, n, bias_params_.Dim());
+  bias_params_.CopyToVec(&bias_part);
 }
 
 void ConvolutionComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
@@ -437,10 +438,10 @@ void *MaxpoolingComponent::Propagate(const ComponentPrecomputedIndexes *,
     for (int32 dy = 0; dy < pool_y_size_; dy++)
       for (int32 dz = 0; dz < pool_z_size_; dz++) {
         if (first) {
-          out->CopyCols(in, OffsetColumns(dx, dy, dz));
+          out->CopyCols(in, CuArray<int32>(OffsetColumns(dx, dy, dz)));
           first = false;
         } else {
-          gathered.CopyCols(in, OffsetColumns(dx, dy, dz));
+          gathered.CopyCols(in, CuArray<int32>(OffsetColumns(dx, dy, dz)));
           out->Max(gathered);
         }
       }
@@ -459,16 +460,20 @@ void MaxpoolingComponent::Backprop(const std::string &,
   NNET3_ASSERT(in_value.NumRows() == rows && out_value.NumRows() == rows &&
                out_value.NumCols() == num_out);
   CuMatrix<BaseFloat> routed(rows, num_out, kUndefined);
+  // Host views for the element-wise routing below.
+  MatrixBase<BaseFloat> &routed_host = routed.Mat();
+  const MatrixBase<BaseFloat> &out_value_host = out_value.Mat(),
+                              &out_deriv_host = out_deriv.Mat();
   for (int32 dx = 0; dx < pool_x_size_; dx++)
     for (int32 dy = 0; dy < pool_y_size_; dy++)
       for (int32 dz = 0; dz < pool_z_size_; dz++) {
         const std::vector<int32> cols = OffsetColumns(dx, dy, dz);
-        routed.CopyCols(in_value, cols);
+        routed.CopyCols(in_value, CuArray<int32>(cols));
         // Keep the derivative where this pool element is the maximum.
         for (int32 r = 0; r < rows; r++) {
-          BaseFloat *row = routed.RowData(r);
-          const BaseFloat *max_row = out_value.RowData(r),
-                          *deriv_row = out_deriv.RowData(r);
+          BaseFloat *row = routed_host.RowData(r);
+          const BaseFloat *max_row = out_value_host.RowData(r),
+                          *deriv_row = out_deriv_host.RowData(r);
           for (int32 c = 0; c < num_out; c++)
             row[c] = (row[c] == max_row[c]) ? deriv_row[c] : 0.0;
         }

@@ -14,13 +14,12 @@ namespace {
 
 // A contiguous matrix (stride == num-cols) seen with another shape of the
 // same number of elements.
-SubMatrix<BaseFloat> Reshaped(const MatrixBase<BaseFloat> &m, int32 rows,
-                              int32 cols) {
+CuSubMatrix<BaseFloat> Reshaped(const CuMatrixBase<BaseFloat> &m, int32 rows,
+                                int32 cols) {
   NNET3_ASSERT(m.Stride() == m.NumCols() &&
                static_cast<int64>(rows) * cols ==
                    static_cast<int64>(m.NumRows()) * m.NumCols());
-  return SubMatrix<BaseFloat>(const_cast<BaseFloat *>(m.Data()), rows, cols,
-                              cols);
+  return CuSubMatrix<BaseFloat>(m.Data(), rows, cols, cols);
 }
 
 bool IsRunOfConsecutive(const std::vector<int32> &v) {
@@ -106,19 +105,22 @@ void ConvolutionComputation::ComputeDerived() {
     // Layer k of the inverse map holds, for each input column, its k-th
     // occurrence in 'cols'.
     std::vector<int32> seen(input_dim, 0);
-    step.backward_columns.clear();
+    std::vector<std::vector<int32> > backward;
     for (int32 c = 0; c < static_cast<int32>(cols.size()); c++) {
       int32 j = cols[c];
       if (j < 0) continue;
       int32 layer = seen[j]++;
-      if (layer == static_cast<int32>(step.backward_columns.size()))
-        step.backward_columns.emplace_back(input_dim, -1);
-      step.backward_columns[layer][j] = c;
+      if (layer == static_cast<int32>(backward.size()))
+        backward.emplace_back(input_dim, -1);
+      backward[layer][j] = c;
     }
+    step.backward_columns.clear();
+    for (const std::vector<int32> &layer : backward)
+      step.backward_columns.emplace_back(layer);
     step.columns_are_contiguous =
         step.height_map[0] != -1 && IsRunOfConsecutive(step.height_map);
     step.first_column = cols[0];
-    step.columns.swap(cols);
+    step.columns.CopyFromVec(cols);
   }
 }
 
@@ -182,7 +184,8 @@ bool ConvolutionComputation::Check(std::string *why) const {
       reason << "step " << s << " reads only padding";
       return fail();
     }
-    if (step.columns.size() != step.height_map.size() * num_filters_in) {
+    if (static_cast<size_t>(step.columns.Dim()) !=
+        step.height_map.size() * num_filters_in) {
       reason << "derived columns of step " << s << " are missing";
       return fail();
     }
@@ -524,12 +527,12 @@ enum class ConvOp { kForward, kBackwardData, kBackwardParams };
 
 // Copies the input columns a step reads into the first step.columns.size()
 // columns of 'temp' (as a contiguous matrix) and returns that block.
-SubMatrix<BaseFloat> Gather(const ConvolutionComputation::ConvolutionStep &step,
-                            const MatrixBase<BaseFloat> &in_rows,
-                            MatrixBase<BaseFloat> *temp) {
-  int32 width = step.columns.size(), rows = in_rows.NumRows();
+CuSubMatrix<BaseFloat> Gather(
+    const ConvolutionComputation::ConvolutionStep &step,
+    const CuMatrixBase<BaseFloat> &in_rows, CuMatrixBase<BaseFloat> *temp) {
+  int32 width = step.columns.Dim(), rows = in_rows.NumRows();
   NNET3_ASSERT(temp->NumRows() >= rows && temp->NumCols() >= width);
-  SubMatrix<BaseFloat> t(temp->Data(), rows, width, width);
+  CuSubMatrix<BaseFloat> t(temp->Data(), rows, width, width);
   if (step.columns_are_contiguous)
     t.CopyFromMat(in_rows.ColRange(step.first_column, width));
   else
@@ -545,23 +548,24 @@ SubMatrix<BaseFloat> Gather(const ConvolutionComputation::ConvolutionStep &step,
 //   kBackwardData:   in += conv^T(out)          ('out' is the derivative)
 //   kBackwardParams: *params_deriv += alpha * d(objf)/d(params)
 void RunSteps(const ConvolutionComputation &cc, ConvOp op,
-              const SubMatrix<BaseFloat> &in, const SubMatrix<BaseFloat> &out,
-              const MatrixBase<BaseFloat> &params, BaseFloat alpha,
-              MatrixBase<BaseFloat> *temp,
-              MatrixBase<BaseFloat> *params_deriv) {
+              const CuSubMatrix<BaseFloat> &in,
+              const CuSubMatrix<BaseFloat> &out,
+              const CuMatrixBase<BaseFloat> &params, BaseFloat alpha,
+              CuMatrixBase<BaseFloat> *temp,
+              CuMatrixBase<BaseFloat> *params_deriv) {
   int32 rows = out.NumRows(), hout = cc.height_out;
   NNET3_ASSERT(rows <= in.NumRows() && rows % cc.num_images == 0);
   // Output rows seen as one row per (frame, image, output height).
-  SubMatrix<BaseFloat> out_by_height =
+  CuSubMatrix<BaseFloat> out_by_height =
       Reshaped(out, rows * hout, cc.num_filters_out);
   for (const auto &step : cc.steps) {
-    SubMatrix<BaseFloat> in_rows =
+    CuSubMatrix<BaseFloat> in_rows =
         in.RowRange(step.input_time_shift * cc.num_images, rows);
-    int32 width = step.columns.size(), block = width / hout;
+    int32 width = step.columns.Dim(), block = width / hout;
     // A step covering all input columns in order reads the input directly.
     bool direct = step.columns_are_contiguous && width == in.NumCols();
     if (op == ConvOp::kBackwardData) {
-      SubMatrix<BaseFloat> param_block =
+      CuSubMatrix<BaseFloat> param_block =
           params.Range(0, params.NumRows(), step.params_start_col, block);
       if (direct) {
         Reshaped(in_rows, rows * hout, block)
@@ -569,7 +573,7 @@ void RunSteps(const ConvolutionComputation &cc, ConvOp op,
                        1.0);
         continue;
       }
-      SubMatrix<BaseFloat> t(temp->Data(), rows, width, width);
+      CuSubMatrix<BaseFloat> t(temp->Data(), rows, width, width);
       Reshaped(t, rows * hout, block)
           .AddMatMat(1.0, out_by_height, kNoTrans, param_block, kNoTrans, 0.0);
       if (step.columns_are_contiguous) {
@@ -580,11 +584,11 @@ void RunSteps(const ConvolutionComputation &cc, ConvOp op,
       }
       continue;
     }
-    SubMatrix<BaseFloat> gathered =
+    CuSubMatrix<BaseFloat> gathered =
         direct ? Reshaped(in_rows, rows * hout, block)
                : Reshaped(Gather(step, in_rows, temp), rows * hout, block);
     if (op == ConvOp::kForward) {
-      SubMatrix<BaseFloat> param_block =
+      CuSubMatrix<BaseFloat> param_block =
           params.Range(0, params.NumRows(), step.params_start_col, block);
       out_by_height.AddMatMat(1.0, gathered, kNoTrans, param_block, kTrans,
                               1.0);
@@ -607,10 +611,16 @@ void RunSteps(const ConvolutionComputation &cc, ConvOp op,
 // where s = 1 / (input frames * input heights) and sum(i, f) is the sum
 // whose average a is.
 void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
-                      const SubMatrix<BaseFloat> &in,
-                      const MatrixBase<BaseFloat> &out,
-                      const MatrixBase<BaseFloat> &params, BaseFloat alpha,
-                      MatrixBase<BaseFloat> *params_deriv) {
+                      const CuMatrixBase<BaseFloat> &in_cu,
+                      const CuMatrixBase<BaseFloat> &out_cu,
+                      const CuMatrixBase<BaseFloat> &params_cu,
+                      BaseFloat alpha,
+                      CuMatrixBase<BaseFloat> *params_deriv_cu) {
+  // Host views: this term is computed element by element on the host.
+  const MatrixBase<BaseFloat> &in = in_cu.Mat(), &out = out_cu.Mat(),
+                              &params = params_cu.Mat();
+  MatrixBase<BaseFloat> *params_deriv =
+      params_deriv_cu != nullptr ? &params_deriv_cu->Mat() : nullptr;
   int32 ni = cc.num_images, nfi = cc.num_filters_in, nfo = cc.num_filters_out;
   int32 in_blocks_h = in.NumCols() / nfi, out_blocks_h = out.NumCols() / nfo;
   BaseFloat scale = 1.0 / (static_cast<BaseFloat>(in.NumRows() / ni) *
@@ -639,7 +649,7 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
   if (op == ConvOp::kBackwardData) {
     Matrix<BaseFloat> term(ni, nfi);
     term.AddMatMat(scale, g, kNoTrans, w0, kNoTrans, 0.0);
-    SubMatrix<BaseFloat> d(in);
+    SubMatrix<BaseFloat> d = in.RowRange(0, in.NumRows());
     for (int32 r = 0; r < d.NumRows(); r++)
       for (int32 c = 0; c < d.NumCols(); c++) d(r, c) += term(r % ni, c % nfi);
     return;
@@ -654,10 +664,10 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
 // derivative) in any shape with the right number of elements, 'out' the
 // output (or output derivative).
 void Convolve(const ConvolutionComputation &cc, ConvOp op,
-              const MatrixBase<BaseFloat> &in_any,
-              const MatrixBase<BaseFloat> &out,
-              const MatrixBase<BaseFloat> &params, BaseFloat alpha,
-              MatrixBase<BaseFloat> *params_deriv) {
+              const CuMatrixBase<BaseFloat> &in_any,
+              const CuMatrixBase<BaseFloat> &out,
+              const CuMatrixBase<BaseFloat> &params, BaseFloat alpha,
+              CuMatrixBase<BaseFloat> *params_deriv) {
   NNET3_ASSERT(in_any.Stride() == in_any.NumCols() &&
                out.Stride() == out.NumCols());
   NNET3_ASSERT(out.NumRows() == cc.num_t_out * cc.num_images &&
@@ -665,13 +675,13 @@ void Convolve(const ConvolutionComputation &cc, ConvOp op,
   int32 in_rows = cc.num_t_in * cc.num_images,
         in_cols = cc.height_in * cc.num_filters_in;
   // With appended frames, consecutive input rows form one wider row.
-  SubMatrix<BaseFloat> in = Reshaped(in_any, in_rows, in_cols);
+  CuSubMatrix<BaseFloat> in = Reshaped(in_any, in_rows, in_cols);
   // A kernel that starts with the image-average offset has its filter
   // block in the first num_filters_in columns, before any step's.
   if (cc.steps[0].params_start_col != 0)
     ImageAverageTerm(cc, op, in, out, params, alpha, params_deriv);
-  Matrix<BaseFloat> temp(cc.temp_rows, cc.temp_cols, kSetZero,
-                         kStrideEqualNumCols);
+  CuMatrix<BaseFloat> temp(cc.temp_rows, cc.temp_cols, kSetZero,
+                           kStrideEqualNumCols);
   int32 frames_per_block =
       cc.temp_rows > 0 ? cc.temp_rows / cc.num_images : cc.num_t_out;
   int32 extra = cc.num_t_in - cc.num_t_out;

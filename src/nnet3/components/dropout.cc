@@ -126,9 +126,11 @@ void GeneralDropoutComponent::FrequencyMaskRow(BaseFloat *row) const {
 CuMatrix<BaseFloat> *GeneralDropoutComponent::NewMask(int32 num_rows) const {
   NNET3_ASSERT(num_rows >= 0 && DrawsMask());
   CuMatrix<BaseFloat> *mask = new CuMatrix<BaseFloat>(num_rows, block_dim_);
+  MatrixBase<BaseFloat> &host_mask = mask->Mat();
   if (specaugment_max_proportion_ != 0.0) {
     mask->Set(1.0);
-    for (int32 r = 0; r < num_rows; r++) FrequencyMaskRow(mask->RowData(r));
+    for (int32 r = 0; r < num_rows; r++)
+      FrequencyMaskRow(host_mask.RowData(r));
     return mask;
   }
   const double p = dropout_proportion_;
@@ -137,7 +139,7 @@ CuMatrix<BaseFloat> *GeneralDropoutComponent::NewMask(int32 num_rows) const {
   const BaseFloat kept = (p < 1.0 ? static_cast<BaseFloat>(1.0 / (1.0 - p))
                                   : 0.0f);
   for (int32 r = 0; r < num_rows; r++) {
-    BaseFloat *row = mask->RowData(r);
+    BaseFloat *row = host_mask.RowData(r);
     for (int32 j = 0; j < block_dim_; j++) {
       BaseFloat u = static_cast<BaseFloat>(random_.Uniform());
       if (continuous_)
@@ -157,10 +159,12 @@ void GeneralDropoutComponent::ApplyMask(
   NNET3_ASSERT(data->NumCols() == dim_ && mask.NumCols() == block_dim_ &&
                static_cast<int32>(indexes.indexes.size()) == rows * multiple &&
                mask.NumRows() == indexes.num_mask_rows);
+  MatrixBase<BaseFloat> &host_data = data->Mat();
+  const MatrixBase<BaseFloat> &host_mask = mask.Mat();
   for (int32 r = 0; r < rows; r++) {
-    BaseFloat *row = data->RowData(r);
+    BaseFloat *row = host_data.RowData(r);
     for (int32 b = 0; b < multiple; b++) {
-      const BaseFloat *m = mask.RowData(indexes.indexes[r * multiple + b]);
+      const BaseFloat *m = host_mask.RowData(indexes.indexes[r * multiple + b]);
       BaseFloat *block = row + b * block_dim_;
       for (int32 j = 0; j < block_dim_; j++) block[j] *= m[j];
     }
@@ -391,6 +395,7 @@ CuVector<BaseFloat> *SpecAugmentTimeMaskComponent::NewMask(
   const int32 max_kept = MaxKeptFrames(time_mask_max_frames_, z);
   NNET3_ASSERT(max_kept > 0 && time_mask_max_frames_ > 0);
   CuVector<BaseFloat> *mask = new CuVector<BaseFloat>(indexes.tot_size);
+  VectorBase<BaseFloat> &host_mask = mask->Vec();
   for (const std::vector<int32> &rows : indexes.indexes) {
     const int32 length = static_cast<int32>(rows.size());
     int32 t = 0;
@@ -399,10 +404,10 @@ CuVector<BaseFloat> *SpecAugmentTimeMaskComponent::NewMask(
     while (t < length) {
       if (t > 0 || random_.WithProb(z)) {
         int32 run = random_.Int(1, max_kept);
-        for (; t < length && run > 0; t++, run--) (*mask)(rows[t]) = 1.0;
+        for (; t < length && run > 0; t++, run--) host_mask(rows[t]) = 1.0;
       }
       int32 run = random_.Int(1, time_mask_max_frames_);
-      for (; t < length && run > 0; t++, run--) (*mask)(rows[t]) = 0.0;
+      for (; t < length && run > 0; t++, run--) host_mask(rows[t]) = 0.0;
     }
   }
   return mask;
@@ -541,17 +546,18 @@ void *DropoutMaskComponent::Propagate(const ComponentPrecomputedIndexes *,
     out->Set(1.0 - p);
     return nullptr;
   }
+  MatrixBase<BaseFloat> &mask = out->Mat();
   if (continuous_) {
     // 1 + 4p (u - 1/2): mean one, uniform on [1 - 2p, 1 + 2p].
     for (int32 r = 0; r < rows; r++)
       for (int32 c = 0; c < cols; c++)
-        (*out)(r, c) = static_cast<BaseFloat>(random_.Uniform()) * (4.0f * p) +
+        mask(r, c) = static_cast<BaseFloat>(random_.Uniform()) * (4.0f * p) +
                        (1.0f - 2.0f * p);
     return nullptr;
   }
   for (int32 r = 0; r < rows; r++)
     for (int32 c = 0; c < cols; c++)
-      (*out)(r, c) =
+      mask(r, c) =
           (static_cast<BaseFloat>(random_.Uniform()) - p > 0.0f ? 1.0f : 0.0f);
   if (cols == 2 || cols == 3) {
     // The LSTM case: one uniform u per row decides the first two columns,
@@ -559,8 +565,8 @@ void *DropoutMaskComponent::Propagate(const ComponentPrecomputedIndexes *,
     // p <= 0.5) they are never dropped together. Column 2 keeps its own draw.
     for (int32 r = 0; r < rows; r++) {
       BaseFloat u = static_cast<BaseFloat>(random_.Uniform());
-      (*out)(r, 0) = (u - p > 0.0f ? 1.0f : 0.0f);
-      (*out)(r, 1) = ((1.0f - p) - u > 0.0f ? 1.0f : 0.0f);
+      mask(r, 0) = (u - p > 0.0f ? 1.0f : 0.0f);
+      mask(r, 1) = ((1.0f - p) - u > 0.0f ? 1.0f : 0.0f);
     }
   }
   return nullptr;

@@ -126,7 +126,7 @@ void GruTanhStats::PrintStats(std::ostringstream &os) const {
   const int32 dim = value_sum_.Dim();
   os << ", count=" << std::setprecision(3) << count_ << std::setprecision(6)
      << ", self-repaired-proportion=" << (self_repair_total_ / (count_ * dim));
-  Vector<BaseFloat> value_avg(value_sum_), deriv_avg(deriv_sum_);
+  CuVector<BaseFloat> value_avg(value_sum_), deriv_avg(deriv_sum_);
   value_avg.Scale(1.0 / count_);
   deriv_avg.Scale(1.0 / count_);
   os << ", value-avg=" << SummarizeVector(value_avg)
@@ -135,7 +135,7 @@ void GruTanhStats::PrintStats(std::ostringstream &os) const {
 
 void GruTanhStats::Write(std::ostream &os, bool binary) const {
   // Averages on disk, sums in memory.
-  Vector<BaseFloat> avg(value_sum_);
+  CuVector<BaseFloat> avg(value_sum_);
   if (count_ != 0.0) avg.Scale(1.0 / count_);
   WriteToken(os, binary, "<ValueAvg>");
   avg.Write(os, binary);
@@ -427,7 +427,7 @@ BaseFloat GruNonlinearityComponent::DotProduct(
 
 void GruNonlinearityComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyRowsFromMat(w_h_);
+  params->CopyRowsFromMat(w_h_.Mat());
 }
 
 void GruNonlinearityComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
@@ -660,7 +660,7 @@ BaseFloat OutputGruNonlinearityComponent::DotProduct(
 void OutputGruNonlinearityComponent::Vectorize(
     VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyFromVec(w_h_);
+  w_h_.CopyToVec(params);
 }
 
 void OutputGruNonlinearityComponent::UnVectorize(

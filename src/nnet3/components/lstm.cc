@@ -57,7 +57,7 @@ inline LstmCell ForwardCell(BaseFloat i_part, BaseFloat f_part,
 }
 
 // The three dropout scales of row r (all 1 without dropout columns).
-inline void RowMasks(const CuMatrixBase<BaseFloat> &in, int32 r, int32 C,
+inline void RowMasks(const MatrixBase<BaseFloat> &in, int32 r, int32 C,
                      BaseFloat *i_mask, BaseFloat *f_mask, BaseFloat *o_mask) {
   if (in.NumCols() == 5 * C) {
     *i_mask = *f_mask = *o_mask = 1.0f;
@@ -126,13 +126,14 @@ void LstmNonlinearityComponent::Init(int32 cell_dim, bool use_dropout,
   params_.Scale(param_stddev);
   value_sum_.Resize(5, cell_dim);
   deriv_sum_.Resize(5, cell_dim);
-  self_repair_config_.Resize(10);
+  Vector<BaseFloat> config(10);
   for (int32 k = 0; k < 5; k++) {
     bool is_tanh = (k == kTanhG || k == kTanhC);
-    self_repair_config_(k) =
+    config(k) =
         is_tanh ? tanh_self_repair_threshold : sigmoid_self_repair_threshold;
-    self_repair_config_(5 + k) = self_repair_scale;
+    config(5 + k) = self_repair_scale;
   }
+  self_repair_config_.Swap(&config);
   self_repair_total_.Resize(5);
   count_ = 0.0;
   ConfigurePreconditioner();
@@ -168,12 +169,12 @@ std::string LstmNonlinearityComponent::Info() const {
     os << ", count=" << std::setprecision(3) << count_ << std::setprecision(6);
   for (int32 k = 0; k < 5; k++) {
     os << ", " << kNonlinNames[k] << "={"
-       << " self-repair-lower-threshold=" << self_repair_config_(k)
-       << ", self-repair-scale=" << self_repair_config_(5 + k);
+       << " self-repair-lower-threshold=" << self_repair_config_.GetElement(k)
+       << ", self-repair-scale=" << self_repair_config_.GetElement(5 + k);
     if (count_ != 0) {
-      BaseFloat proportion = self_repair_total_(k) / (count_ * C);
-      Vector<double> value_row(value_sum_.Row(k)), deriv_row(deriv_sum_.Row(k));
-      Vector<BaseFloat> value_avg(value_row), deriv_avg(deriv_row);
+      BaseFloat proportion = self_repair_total_.GetElement(k) / (count_ * C);
+      CuVector<BaseFloat> value_avg(value_sum_.Row(k)),
+          deriv_avg(deriv_sum_.Row(k));
       value_avg.Scale(1.0 / count_);
       deriv_avg.Scale(1.0 / count_);
       os << ", self-repaired-proportion=" << proportion
@@ -191,15 +192,18 @@ void *LstmNonlinearityComponent::Propagate(
   const int32 C = CellDim(), rows = in.NumRows();
   NNET3_ASSERT(in.NumCols() == InputDim() && out->NumCols() == 2 * C &&
                out->NumRows() == rows);
+  // Host views: the cells are computed element by element on the host.
+  const MatrixBase<BaseFloat> &in_host = in.Mat(), &params = params_.Mat();
+  MatrixBase<BaseFloat> &out_host = out->Mat();
   for (int32 r = 0; r < rows; r++) {
     BaseFloat i_mask, f_mask, o_mask;
-    RowMasks(in, r, C, &i_mask, &f_mask, &o_mask);
-    const BaseFloat *x = in.RowData(r);
-    BaseFloat *y = out->RowData(r);
+    RowMasks(in_host, r, C, &i_mask, &f_mask, &o_mask);
+    const BaseFloat *x = in_host.RowData(r);
+    BaseFloat *y = out_host.RowData(r);
     for (int32 j = 0; j < C; j++) {
       LstmCell s = ForwardCell(x[j], x[C + j], x[2 * C + j], x[3 * C + j],
-                               x[4 * C + j], params_(0, j), params_(1, j),
-                               params_(2, j), i_mask, f_mask, o_mask);
+                               x[4 * C + j], params(0, j), params(1, j),
+                               params(2, j), i_mask, f_mask, o_mask);
       y[j] = s.c;
       y[C + j] = s.m;
     }
@@ -230,17 +234,26 @@ void LstmNonlinearityComponent::Backprop(
   // Self-repair decisions use this component's statistics; the count gets 1
   // added so that fresh statistics do not divide by zero. repair(k, j) is
   // the self-repair scale of nonlinearity k in cell j, or 0.
+  // Host views: the cells are computed element by element on the host, the
+  // per-minibatch sums are host matrices.
+  const MatrixBase<BaseFloat> &x_host = in_value.Mat(),
+                              &dy_host = out_deriv.Mat(),
+                              &params = params_.Mat();
+  MatrixBase<BaseFloat> *dx_host =
+      in_deriv != nullptr ? &in_deriv->Mat() : nullptr;
+  const MatrixBase<double> &deriv_sum = deriv_sum_.Mat();
+  const VectorBase<BaseFloat> &config = self_repair_config_.Vec();
   const BaseFloat count_plus_one = 1.0 + count_;
-  CuMatrix<BaseFloat> repair(5, C);
+  Matrix<BaseFloat> repair(5, C);
   for (int32 k = 0; k < 5; k++)
     for (int32 j = 0; j < C; j++)
-      if (deriv_sum_(k, j) / count_plus_one < self_repair_config_(k))
-        repair(k, j) = self_repair_config_(5 + k);
+      if (deriv_sum(k, j) / count_plus_one < config(k))
+        repair(k, j) = config(5 + k);
 
   // Per-cell sums over the rows of this minibatch, in single precision (then
   // added to the double-precision totals, as Kaldi does): the values and
   // derivatives of the five nonlinearities, and the parameter gradient.
-  CuMatrix<BaseFloat> value_acc(5, C), deriv_acc(5, C), grad(3, C);
+  Matrix<BaseFloat> value_acc(5, C), deriv_acc(5, C), grad(3, C);
   BaseFloat *v_i = value_acc.RowData(kSigI), *v_f = value_acc.RowData(kSigF),
             *v_g = value_acc.RowData(kTanhG), *v_o = value_acc.RowData(kSigO),
             *v_c = value_acc.RowData(kTanhC);
@@ -249,17 +262,17 @@ void LstmNonlinearityComponent::Backprop(
             *d_c = deriv_acc.RowData(kTanhC);
   BaseFloat *g_ic = grad.RowData(0), *g_fc = grad.RowData(1),
             *g_oc = grad.RowData(2);
-  const BaseFloat *w_ic = params_.RowData(0), *w_fc = params_.RowData(1),
-                  *w_oc = params_.RowData(2);
+  const BaseFloat *w_ic = params.RowData(0), *w_fc = params.RowData(1),
+                  *w_oc = params.RowData(2);
   const BaseFloat *sr_i = repair.RowData(kSigI), *sr_f = repair.RowData(kSigF),
                   *sr_g = repair.RowData(kTanhG), *sr_o = repair.RowData(kSigO),
                   *sr_c = repair.RowData(kTanhC);
 
   for (int32 r = 0; r < rows; r++) {
     BaseFloat i_mask, f_mask, o_mask;
-    RowMasks(in_value, r, C, &i_mask, &f_mask, &o_mask);
-    const BaseFloat *x = in_value.RowData(r), *dy = out_deriv.RowData(r);
-    BaseFloat *dx = (in_deriv != nullptr ? in_deriv->RowData(r) : nullptr);
+    RowMasks(x_host, r, C, &i_mask, &f_mask, &o_mask);
+    const BaseFloat *x = x_host.RowData(r), *dy = dy_host.RowData(r);
+    BaseFloat *dx = (dx_host != nullptr ? dx_host->RowData(r) : nullptr);
     for (int32 j = 0; j < C; j++) {
       const BaseFloat c_prev = x[4 * C + j];
       const LstmCell s = ForwardCell(x[j], x[C + j], x[2 * C + j],
@@ -315,19 +328,27 @@ void LstmNonlinearityComponent::Backprop(
   Vector<BaseFloat> repaired_frames(5);
   for (int32 k = 0; k < 5; k++)
     for (int32 j = 0; j < C; j++)
-      if (deriv_sum_(k, j) / count_plus_one < self_repair_config_(k))
+      if (deriv_sum(k, j) / count_plus_one < config(k))
         repaired_frames(k) += static_cast<BaseFloat>(rows);
-  for (int32 k = 0; k < 5; k++)
-    for (int32 j = 0; j < C; j++) {
-      to_update->value_sum_(k, j) += value_acc(k, j);
-      to_update->deriv_sum_(k, j) += deriv_acc(k, j);
-    }
-  to_update->self_repair_total_.AddVec(1.0, repaired_frames);
+  {
+    // Host views of the statistics being updated.
+    MatrixBase<double> &value_sum = to_update->value_sum_.Mat(),
+                       &deriv_sum_upd = to_update->deriv_sum_.Mat();
+    for (int32 k = 0; k < 5; k++)
+      for (int32 j = 0; j < C; j++) {
+        value_sum(k, j) += value_acc(k, j);
+        deriv_sum_upd(k, j) += deriv_acc(k, j);
+      }
+  }
+  to_update->self_repair_total_.AddVec(1.0,
+                                       CuVector<BaseFloat>(repaired_frames));
   to_update->count_ += static_cast<double>(rows);
+  CuMatrix<BaseFloat> grad_cu;
+  grad_cu.Swap(&grad);
   BaseFloat scale = 1.0;
   if (!to_update->is_gradient_)
-    to_update->preconditioner_.PreconditionDirections(&grad, &scale);
-  to_update->params_.AddMat(to_update->learning_rate_ * scale, grad);
+    to_update->preconditioner_.PreconditionDirections(&grad_cu, &scale);
+  to_update->params_.AddMat(to_update->learning_rate_ * scale, grad_cu);
 }
 
 void LstmNonlinearityComponent::Read(std::istream &is, bool binary) {
@@ -457,7 +478,7 @@ BaseFloat LstmNonlinearityComponent::DotProduct(
 
 void LstmNonlinearityComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyRowsFromMat(params_);
+  params->CopyRowsFromMat(params_.Mat());
 }
 
 void LstmNonlinearityComponent::UnVectorize(

@@ -221,8 +221,9 @@ void OnlineNaturalGradient::InitDefault(int32 dim) {
   rho_t_ = epsilon_;
   d_t_.Resize(rank_, kUndefined);
   d_t_.Set(epsilon_);
-  W_t_.Resize(rank_, dim, kUndefined);
-  SetSpecialOrthonormal(&W_t_);
+  Matrix<BaseFloat> W(rank_, dim, kUndefined);
+  SetSpecialOrthonormal(&W);
+  W_t_.Swap(&W);
   BaseFloat e_ii = 1.0 / (2.0 + (dim + rank_) * alpha_ / dim);
   W_t_.Scale(std::sqrt(e_ii));
   t_ = 0;
@@ -304,12 +305,16 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
   // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
   // when N > D and as H_t^T H_t otherwise (Kaldi's choice of products).
-  Matrix<BaseFloat> K_t(R, R), L_t(R, R);
-  K_t.AddMatMat(1.0, J_t, kNoTrans, J_t, kTrans, 0.0);
+  CuMatrix<BaseFloat> K_t_cu(R, R), L_t_cu(R, R);
+  K_t_cu.AddMatMat(1.0, J_t, kNoTrans, J_t, kTrans, 0.0);
   if (N > D)
-    L_t.AddMatMat(1.0, W_t, kNoTrans, J_t, kTrans, 0.0);
+    L_t_cu.AddMatMat(1.0, W_t, kNoTrans, J_t, kTrans, 0.0);
   else
-    L_t.AddMatMat(1.0, H_t, kTrans, H_t, kNoTrans, 0.0);
+    L_t_cu.AddMatMat(1.0, H_t, kTrans, H_t, kNoTrans, 0.0);
+  // The R x R algebra below runs on the host.
+  Matrix<BaseFloat> K_t, L_t;
+  K_t_cu.Swap(&K_t);
+  L_t_cu.Swap(&L_t);
 
   const BaseFloat beta_t = rho_t * (1.0 + alpha_) + alpha_ * d_t.Sum() / D;
   Vector<BaseFloat> e_t, sqrt_e_t, inv_sqrt_e_t;
@@ -391,14 +396,16 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
     Vector<BaseFloat> w_coeff(R);
     for (int32 i = 0; i < R; i++)
       w_coeff(i) = (1.0 - eta) / (eta / N) * (d_t(i) + rho_t);
-    J_t.AddDiagVecMat(1.0, w_coeff, W_t, kNoTrans, 1.0);  // now B_t
+    J_t.AddDiagVecMat(1.0, CuVector<BaseFloat>(w_coeff), W_t, kNoTrans,
+                      1.0);  // now B_t
     Matrix<BaseFloat> A_t(R, R);
     for (int32 i = 0; i < R; i++) {
       BaseFloat i_factor = (eta / N) * sqrt_e_t1(i) * inv_sqrt_c_t(i);
       for (int32 j = 0; j < R; j++)
         A_t(i, j) = U_t(j, i) * (i_factor * inv_sqrt_e_t(j));
     }
-    W_t1.AddMatMat(1.0, A_t, kNoTrans, J_t, kNoTrans, 0.0);
+    W_t1.AddMatMat(1.0, CuMatrix<BaseFloat>(A_t), kNoTrans, J_t, kNoTrans,
+                   0.0);
   }
   if (must_reorthogonalize) Reorthogonalize(d_t1, rho_t1, &W_t1);
 
@@ -417,8 +424,10 @@ void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
   Vector<BaseFloat> e_t1, sqrt_e_t1, inv_sqrt_e_t1;
   ComputeEt(d_t1, beta_t1, &e_t1, &sqrt_e_t1, &inv_sqrt_e_t1);
 
-  Matrix<BaseFloat> WWt(R, R);
-  WWt.AddMatMat(1.0, *W_t1, kNoTrans, *W_t1, kTrans, 0.0);
+  CuMatrix<BaseFloat> WWt_cu(R, R);
+  WWt_cu.AddMatMat(1.0, *W_t1, kNoTrans, *W_t1, kTrans, 0.0);
+  Matrix<BaseFloat> WWt;
+  WWt_cu.Swap(&WWt);
   std::vector<double> O(static_cast<size_t>(R) * R);
   BaseFloat max_error = 0.0;
   for (int32 i = 0; i < R; i++)
@@ -442,8 +451,8 @@ void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
   if (!ok) {
     NNET3_WARN << "Cholesky re-orthogonalization of the natural-gradient "
                << "subspace failed or was out of range; using Gram-Schmidt";
-    OrthonormalizeRows(W_t1);
-    W_t1->MulRowsVec(sqrt_e_t1);
+    OrthonormalizeRows(&W_t1->Mat());
+    W_t1->MulRowsVec(CuVector<BaseFloat>(sqrt_e_t1));
     return;
   }
   // R_{t+1} <- C^{-1} R_{t+1}, i.e. W_{t+1} <- E^{1/2} C^{-1} E^{-1/2} W_{t+1}.
@@ -455,7 +464,8 @@ void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
       T(i, j) = c;
     }
   CuMatrix<BaseFloat> W_copy(*W_t1);
-  W_t1->AddMatMat(1.0, T, kNoTrans, W_copy, kNoTrans, 0.0);
+  W_t1->AddMatMat(1.0, CuMatrix<BaseFloat>(T), kNoTrans, W_copy, kNoTrans,
+                  0.0);
 }
 
 }  // namespace nnet3

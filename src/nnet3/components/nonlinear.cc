@@ -138,13 +138,17 @@ void NonlinearComponent::StoreStatsInternal(
     value_sum_.SetZero();
   }
   count_ += out_value.NumRows();
-  Vector<BaseFloat> temp(dim_);
+  // Column sums on the computing backend, accumulated on the host.
+  CuVector<BaseFloat> temp(dim_);
+  Vector<BaseFloat> host_temp(dim_);
   temp.AddRowSumMat(1.0, out_value, 0.0);
-  value_sum_.AddVec(1.0, temp);
+  temp.CopyToVec(&host_temp);
+  value_sum_.AddVec(1.0, host_temp);
   if (deriv != nullptr) {
     NNET3_ASSERT(SameDim(*deriv, out_value));
     temp.AddRowSumMat(1.0, *deriv, 0.0);
-    deriv_sum_.AddVec(1.0, temp);
+    temp.CopyToVec(&host_temp);
+    deriv_sum_.AddVec(1.0, host_temp);
   }
 }
 
@@ -183,9 +187,11 @@ void NonlinearComponent::StoreBackpropStats(
     oderiv_sumsq_.Resize(dim_);
     oderiv_count_ = 0.0;
   }
-  Vector<BaseFloat> temp(dim_);
+  CuVector<BaseFloat> temp(dim_);
   temp.AddDiagMat2(1.0, out_deriv, kTrans, 0.0);
-  oderiv_sumsq_.AddVec(1.0, temp);
+  Vector<BaseFloat> host_temp(dim_);
+  temp.CopyToVec(&host_temp);
+  oderiv_sumsq_.AddVec(1.0, host_temp);
   oderiv_count_ += out_deriv.NumRows();
 }
 
@@ -374,8 +380,9 @@ void SigmoidComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                        SigmoidComponent *to_update) const {
   // The sigmoid's derivative is at most 0.25; below 0.05 on average a unit
   // counts as saturated.
-  Vector<BaseFloat> saturated;
-  if (!FindSaturatedDims(0.05, to_update, &saturated)) return;
+  Vector<BaseFloat> saturated_host;
+  if (!FindSaturatedDims(0.05, to_update, &saturated_host)) return;
+  const CuVector<BaseFloat> saturated(saturated_host);
   // in_deriv += -scale/p * (2 y - 1) on those dimensions.
   in_deriv->AddMatDiagVec(-2.0 * self_repair_scale_ / kRepairProbability,
                           out_value, kNoTrans, saturated);
@@ -387,8 +394,8 @@ void SigmoidComponent::StoreStats(const CuMatrixBase<BaseFloat> &,
                                   void *) {
   // Every other minibatch (always the first one).
   if (RandInt(0, 1) == 0 && count_ != 0) return;
-  Matrix<BaseFloat> deriv(out_value.NumRows(), out_value.NumCols(),
-                          kUndefined);
+  CuMatrix<BaseFloat> deriv(out_value.NumRows(), out_value.NumCols(),
+                            kUndefined);
   deriv.Set(1.0);
   deriv.AddMat(-1.0, out_value);
   deriv.MulElements(out_value);
@@ -426,8 +433,9 @@ void TanhComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                     TanhComponent *to_update) const {
   // The tanh's derivative is at most 1; below 0.2 on average a unit counts
   // as saturated.
-  Vector<BaseFloat> saturated;
-  if (!FindSaturatedDims(0.2, to_update, &saturated)) return;
+  Vector<BaseFloat> saturated_host;
+  if (!FindSaturatedDims(0.2, to_update, &saturated_host)) return;
+  const CuVector<BaseFloat> saturated(saturated_host);
   // in_deriv += -scale/p * y on those dimensions.
   in_deriv->AddMatDiagVec(-self_repair_scale_ / kRepairProbability, out_value,
                           kNoTrans, saturated);
@@ -438,7 +446,7 @@ void TanhComponent::StoreStats(const CuMatrixBase<BaseFloat> &,
                                void *) {
   if (RandInt(0, 1) == 0 && count_ != 0) return;
   // Derivative 1 - y^2.
-  Matrix<BaseFloat> deriv(out_value);
+  CuMatrix<BaseFloat> deriv(out_value);
   deriv.ApplyPow(2.0);
   deriv.Scale(-1.0);
   deriv.Add(1.0);
@@ -467,10 +475,14 @@ void RectifiedLinearComponent::Backprop(
       CastUpdate<RectifiedLinearComponent>(to_update_in);
   // Stats first, so that an in-place in_deriv does not clobber them.
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  for (MatrixIndexT r = 0; r < out_value.NumRows(); r++) {
-    const BaseFloat *y = out_value.RowData(r), *e = out_deriv.RowData(r);
-    BaseFloat *d = in_deriv->RowData(r);
-    for (MatrixIndexT c = 0; c < out_value.NumCols(); c++)
+  // Host views (element by element on the host).
+  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
+                              &e_host = out_deriv.Mat();
+  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
+    BaseFloat *d = d_host.RowData(r);
+    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++)
       d[c] = (y[c] > 0.0f ? e[c] : 0.0f);
   }
   if (to_update != nullptr) RepairGradients(in_deriv, to_update);
@@ -488,9 +500,9 @@ void RectifiedLinearComponent::RepairGradients(
   if (in_deriv->NumCols() != block_dim_) {
     // View the matrix as (rows * dim / block-dim) x block-dim.
     NNET3_ASSERT(in_deriv->NumCols() == in_deriv->Stride());
-    SubMatrix<BaseFloat> reshaped(in_deriv->Data(),
-                                  in_deriv->NumRows() * (dim_ / block_dim_),
-                                  block_dim_, block_dim_);
+    CuSubMatrix<BaseFloat> reshaped(in_deriv->Data(),
+                                    in_deriv->NumRows() * (dim_ / block_dim_),
+                                    block_dim_, block_dim_);
     RepairGradients(&reshaped, to_update);
     return;
   }
@@ -533,14 +545,14 @@ void RectifiedLinearComponent::RepairGradients(
   squared.ApplyPow(2.0);
   to_update->num_dims_self_repaired_ += squared.Sum();
   repair.Scale(-self_repair_scale_ / kRepairProbability);
-  in_deriv->AddVecToRows(1.0, repair, 1.0);
+  in_deriv->AddVecToRows(1.0, CuVector<BaseFloat>(repair), 1.0);
 }
 
 void RectifiedLinearComponent::StoreStats(
     const CuMatrixBase<BaseFloat> &, const CuMatrixBase<BaseFloat> &out_value,
     void *) {
   if (RandInt(0, 1) == 0 && count_ != 0) return;
-  Matrix<BaseFloat> deriv(out_value);
+  CuMatrix<BaseFloat> deriv(out_value);
   deriv.ApplyHeaviside();
   StoreStatsInternal(out_value, &deriv);
 }
@@ -569,10 +581,13 @@ void SoftmaxComponent::Backprop(const std::string &,
   NonlinearComponent *to_update = CastUpdate<NonlinearComponent>(to_update_in);
   // Stats first: Backprop may run in place.
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  // d = y .* (e - (y . e)) per row.
-  for (MatrixIndexT r = 0; r < out_value.NumRows(); r++) {
-    const BaseFloat *y = out_value.RowData(r), *e = out_deriv.RowData(r);
-    BaseFloat *d = in_deriv->RowData(r);
+  // d = y .* (e - (y . e)) per row, on host views.
+  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
+                              &e_host = out_deriv.Mat();
+  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
+    BaseFloat *d = d_host.RowData(r);
     double dot = 0.0;
     for (MatrixIndexT c = 0; c < dim_; c++) dot += double(y[c]) * e[c];
     for (MatrixIndexT c = 0; c < dim_; c++)
@@ -608,10 +623,13 @@ void LogSoftmaxComponent::Backprop(const std::string &,
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
   NonlinearComponent *to_update = CastUpdate<NonlinearComponent>(to_update_in);
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  // d = e - exp(y) * sum(e) per row.
-  for (MatrixIndexT r = 0; r < out_value.NumRows(); r++) {
-    const BaseFloat *y = out_value.RowData(r), *e = out_deriv.RowData(r);
-    BaseFloat *d = in_deriv->RowData(r);
+  // d = e - exp(y) * sum(e) per row, on host views.
+  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
+                              &e_host = out_deriv.Mat();
+  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
+    BaseFloat *d = d_host.RowData(r);
     double sum = 0.0;
     for (MatrixIndexT c = 0; c < dim_; c++) sum += e[c];
     for (MatrixIndexT c = 0; c < dim_; c++)

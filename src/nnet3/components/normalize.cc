@@ -14,11 +14,11 @@ namespace {
 const BaseFloat kSquaredNormFloor = 1.3552527156068805425e-20;
 
 // Views a contiguous rows x cols matrix as (rows * cols / block) x block.
-SubMatrix<BaseFloat> Reshape(const CuMatrixBase<BaseFloat> &m, int32 block) {
+CuSubMatrix<BaseFloat> Reshape(const CuMatrixBase<BaseFloat> &m,
+                               int32 block) {
   NNET3_ASSERT(m.Stride() == m.NumCols() || m.NumRows() <= 1);
   int32 ratio = m.NumCols() / block;
-  return SubMatrix<BaseFloat>(const_cast<BaseFloat *>(m.Data()),
-                              m.NumRows() * ratio, block, block);
+  return CuSubMatrix<BaseFloat>(m.Data(), m.NumRows() * ratio, block, block);
 }
 
 // y = x * (sqrt(D) * rms / max(|x|, floor)), per row; with add_log_stddev the
@@ -26,9 +26,9 @@ SubMatrix<BaseFloat> Reshape(const CuMatrixBase<BaseFloat> &m, int32 block) {
 void NormalizePerRow(const CuMatrixBase<BaseFloat> &in, BaseFloat target_rms,
                      bool add_log_stddev, CuMatrixBase<BaseFloat> *out) {
   int32 d = in.NumCols();
-  SubMatrix<BaseFloat> out_no_log(*out, 0, out->NumRows(), 0, d);
+  CuSubMatrix<BaseFloat> out_no_log(*out, 0, out->NumRows(), 0, d);
   if (in.Data() != out_no_log.Data()) out_no_log.CopyFromMat(in);
-  Vector<BaseFloat> in_norm(in.NumRows());
+  CuVector<BaseFloat> in_norm(in.NumRows());
   BaseFloat d_scaled = d * target_rms * target_rms;
   in_norm.AddDiagMat2(1.0 / d_scaled, in, kNoTrans, 0.0);
   in_norm.ApplyFloor(kSquaredNormFloor);
@@ -48,20 +48,21 @@ void DiffNormalizePerRow(const CuMatrixBase<BaseFloat> &in_value,
                          BaseFloat target_rms, bool add_log_stddev,
                          CuMatrixBase<BaseFloat> *in_deriv) {
   int32 rows = in_value.NumRows(), d = in_value.NumCols();
-  SubMatrix<BaseFloat> out_deriv_no_log(out_deriv, 0, rows, 0, d);
+  CuSubMatrix<BaseFloat> out_deriv_no_log(out_deriv, 0, rows, 0, d);
   Vector<BaseFloat> dot_products(rows);
   for (int32 r = 0; r < rows; r++)
     dot_products(r) = VecVec(out_deriv_no_log.Row(r), in_value.Row(r));
-  Vector<BaseFloat> in_norm(rows);
+  CuVector<BaseFloat> in_norm(rows);
   BaseFloat d_scaled = d * target_rms * target_rms;
   in_norm.AddDiagMat2(1.0, in_value, kNoTrans, 0.0);
   if (add_log_stddev) {
     // d log(stddev) / dx = x / |x|^2 (with |x|^2 floored).
-    Vector<BaseFloat> log_stddev_deriv(in_norm);
+    CuVector<BaseFloat> log_stddev_deriv(in_norm);
     log_stddev_deriv.ApplyFloor(d * kSquaredNormFloor);
     log_stddev_deriv.ApplyPow(-1.0);
-    for (int32 r = 0; r < rows; r++)
-      log_stddev_deriv(r) *= out_deriv(r, out_deriv.NumCols() - 1);
+    CuVector<BaseFloat> log_deriv(rows);
+    log_deriv.CopyColFromMat(out_deriv, out_deriv.NumCols() - 1);
+    log_stddev_deriv.MulElements(log_deriv);
     in_deriv->AddDiagVecMat(1.0, log_stddev_deriv, in_value, kNoTrans, 1.0);
   }
   in_norm.Scale(1.0 / d_scaled);
@@ -72,13 +73,14 @@ void DiffNormalizePerRow(const CuMatrixBase<BaseFloat> &in_value,
   else
     in_deriv->MulRowsVec(in_norm);
   // Where the norm hit the floor the scale is constant: no second term.
+  const VectorBase<BaseFloat> &in_norm_host = in_norm.Vec();
   for (int32 r = 0; r < rows; r++) {
-    BaseFloat s = in_norm(r);
+    BaseFloat s = in_norm_host(r);
     if (s == static_cast<BaseFloat>(1.0 / std::sqrt(kSquaredNormFloor))) s = 0.0;
     dot_products(r) *= s * s * s;
   }
-  in_deriv->AddDiagVecMat(-1.0 / d_scaled, dot_products, in_value, kNoTrans,
-                          1.0);
+  in_deriv->AddDiagVecMat(-1.0 / d_scaled, CuVector<BaseFloat>(dot_products),
+                          in_value, kNoTrans, 1.0);
 }
 
 template <class T>
@@ -123,8 +125,8 @@ void *NormalizeComponent::Propagate(const ComponentPrecomputedIndexes *,
                in.NumRows() == out->NumRows());
   if (block_dim_ != input_dim_) {
     int32 out_block = block_dim_ + (add_log_stddev_ ? 1 : 0);
-    SubMatrix<BaseFloat> in_r = Reshape(in, block_dim_),
-                         out_r = Reshape(*out, out_block);
+    CuSubMatrix<BaseFloat> in_r = Reshape(in, block_dim_),
+                           out_r = Reshape(*out, out_block);
     NormalizePerRow(in_r, target_rms_, add_log_stddev_, &out_r);
   } else {
     NormalizePerRow(in, target_rms_, add_log_stddev_, out);
@@ -142,9 +144,9 @@ void NormalizeComponent::Backprop(const std::string &,
   if (!in_deriv) return;
   if (block_dim_ != input_dim_) {
     int32 out_block = block_dim_ + (add_log_stddev_ ? 1 : 0);
-    SubMatrix<BaseFloat> in_r = Reshape(in_value, block_dim_),
-                         od_r = Reshape(out_deriv, out_block),
-                         id_r = Reshape(*in_deriv, block_dim_);
+    CuSubMatrix<BaseFloat> in_r = Reshape(in_value, block_dim_),
+                           od_r = Reshape(out_deriv, out_block),
+                           id_r = Reshape(*in_deriv, block_dim_);
     DiffNormalizePerRow(in_r, od_r, target_rms_, add_log_stddev_, &id_r);
   } else {
     DiffNormalizePerRow(in_value, out_deriv, target_rms_, add_log_stddev_,
@@ -304,8 +306,8 @@ void *BatchNormComponent::Propagate(const ComponentPrecomputedIndexes *indexes,
   NNET3_ASSERT(SameDim(in, *out) &&
                (in.NumCols() == dim_ || in.NumCols() == block_dim_));
   if (in.NumCols() != block_dim_) {
-    SubMatrix<BaseFloat> in_r = Reshape(in, block_dim_),
-                         out_r = Reshape(*out, block_dim_);
+    CuSubMatrix<BaseFloat> in_r = Reshape(in, block_dim_),
+                           out_r = Reshape(*out, block_dim_);
     return Propagate(indexes, in_r, &out_r);
   }
   if (!test_mode_) {
@@ -313,7 +315,7 @@ void *BatchNormComponent::Propagate(const ComponentPrecomputedIndexes *indexes,
     int32 num_frames = in.NumRows();
     memo->num_frames = num_frames;
     memo->mean_uvar_scale.Resize(5, block_dim_);
-    SubVector<BaseFloat> mean(memo->mean_uvar_scale, 0),
+    CuSubVector<BaseFloat> mean(memo->mean_uvar_scale, 0),
         uvar(memo->mean_uvar_scale, 1), scale(memo->mean_uvar_scale, 2);
     mean.AddRowSumMat(1.0 / num_frames, in, 0.0);
     uvar.AddDiagMat2(1.0 / num_frames, in, kTrans, 0.0);
@@ -349,9 +351,9 @@ void BatchNormComponent::Backprop(const std::string &debug_info,
                (out_value.NumCols() == dim_ ||
                 out_value.NumCols() == block_dim_));
   if (out_value.NumCols() != block_dim_) {
-    SubMatrix<BaseFloat> ov = Reshape(out_value, block_dim_),
-                         od = Reshape(out_deriv, block_dim_),
-                         id = Reshape(*in_deriv, block_dim_);
+    CuSubMatrix<BaseFloat> ov = Reshape(out_value, block_dim_),
+                           od = Reshape(out_deriv, block_dim_),
+                           id = Reshape(*in_deriv, block_dim_);
     Backprop(debug_info, indexes, in_value, ov, od, memo_in, to_update, &id);
     return;
   }
@@ -359,17 +361,22 @@ void BatchNormComponent::Backprop(const std::string &debug_info,
     Memo *memo = static_cast<Memo *>(memo_in);
     NNET3_ASSERT(memo != nullptr && memo->num_frames == out_value.NumRows());
     int32 num_frames = memo->num_frames;
-    SubVector<BaseFloat> scale(memo->mean_uvar_scale, 2),
-        var_deriv_mod(memo->mean_uvar_scale, 3), temp(memo->mean_uvar_scale, 4);
+    CuSubVector<BaseFloat> scale(memo->mean_uvar_scale, 2),
+        var_deriv_mod(memo->mean_uvar_scale, 3),
+        temp(memo->mean_uvar_scale, 4);
     // x' = scale .* (y' - mean(y')) + y .* var_deriv_mod, with
     // var_deriv_mod = -scale / (I * rms^2) .* sum_i y'_i .* y_i (per column);
     // the operations are ordered as Kaldi orders them (same rounding).
     BaseFloat coeff = -1.0 / (target_rms_ * target_rms_ * num_frames);
-    for (int32 c = 0; c < block_dim_; c++) {
-      BaseFloat sum = 0.0;
-      for (int32 i = 0; i < num_frames; i++)
-        sum += out_value(i, c) * out_deriv(i, c);
-      var_deriv_mod(c) = coeff * sum;
+    {
+      // Host views: column sums in Kaldi's order, element by element.
+      const MatrixBase<BaseFloat> &y = out_value.Mat(), &dy = out_deriv.Mat();
+      VectorBase<BaseFloat> &mod = var_deriv_mod.Vec();
+      for (int32 c = 0; c < block_dim_; c++) {
+        BaseFloat sum = 0.0;
+        for (int32 i = 0; i < num_frames; i++) sum += y(i, c) * dy(i, c);
+        mod(c) = coeff * sum;
+      }
     }
     var_deriv_mod.MulElements(scale);
     temp.AddRowSumMat(-1.0 / num_frames, out_deriv, 0.0);  // -mean of y'
@@ -390,13 +397,13 @@ void BatchNormComponent::StoreStats(const CuMatrixBase<BaseFloat> &in_value,
   NNET3_ASSERT(!test_mode_);
   NNET3_ASSERT(out_value.NumCols() == dim_ || out_value.NumCols() == block_dim_);
   if (out_value.NumCols() != block_dim_) {
-    SubMatrix<BaseFloat> ov = Reshape(out_value, block_dim_);
+    CuSubMatrix<BaseFloat> ov = Reshape(out_value, block_dim_);
     StoreStats(in_value, ov, memo_in);
     return;
   }
   Memo *memo = static_cast<Memo *>(memo_in);
   NNET3_ASSERT(memo != nullptr && out_value.NumRows() == memo->num_frames);
-  SubVector<BaseFloat> mean(memo->mean_uvar_scale, 0),
+  CuSubVector<BaseFloat> mean(memo->mean_uvar_scale, 0),
       uvar(memo->mean_uvar_scale, 1);
   BaseFloat num_frames = memo->num_frames;
   if (stats_sum_.Dim() != block_dim_) {
@@ -496,7 +503,7 @@ void BatchNormComponent::Write(std::ostream &os, bool binary) const {
   WriteBasicType(os, binary, count_);
   // Mean and variance in single precision, computed as Kaldi does (the sums
   // are converted to float first).
-  Vector<BaseFloat> mean(stats_sum_), var(stats_sumsq_);
+  CuVector<BaseFloat> mean(stats_sum_), var(stats_sumsq_);
   if (count_ != 0) {
     mean.Scale(1.0 / count_);
     var.Scale(1.0 / count_);
@@ -517,7 +524,7 @@ std::string BatchNormComponent::Info() const {
      << ", test-mode=" << (test_mode_ ? "true" : "false");
   if (count_ > 0) {
     // Summaries of the data mean and stddev, computed in single precision.
-    Vector<BaseFloat> mean(stats_sum_), stddev(stats_sumsq_);
+    CuVector<BaseFloat> mean(stats_sum_), stddev(stats_sumsq_);
     mean.Scale(1.0 / count_);
     stddev.Scale(1.0 / count_);
     stddev.AddVecVec(-1.0, mean, mean, 1.0);
@@ -572,7 +579,7 @@ void *DropoutComponent::Propagate(const ComponentPrecomputedIndexes *,
     mask.SetRandUniform(&random_);
     mask.Add(-p);
     for (int32 r = 0; r < mask.Dim(); r++) mask(r) = mask(r) > 0 ? 1.0 : 0.0;
-    out->CopyColsFromVec(mask);
+    out->CopyColsFromVec(CuVector<BaseFloat>(mask));
   }
   out->MulElements(in);
   return nullptr;
@@ -589,10 +596,15 @@ void DropoutComponent::Backprop(const std::string &,
   NNET3_ASSERT(SameDim(in_value, out_value) && SameDim(in_value, out_deriv) &&
                SameDim(in_value, *in_deriv));
   // The mask is out / in (where in != 0; elsewhere pass the derivative).
-  for (int32 r = 0; r < in_value.NumRows(); r++) {
-    const BaseFloat *x = in_value.RowData(r), *y = out_value.RowData(r),
-                    *d = out_deriv.RowData(r);
-    BaseFloat *o = in_deriv->RowData(r);
+  // Host views (element by element on the host).
+  const MatrixBase<BaseFloat> &x_host = in_value.Mat(),
+                              &y_host = out_value.Mat(),
+                              &d_host = out_deriv.Mat();
+  MatrixBase<BaseFloat> &o_host = in_deriv->Mat();
+  for (int32 r = 0; r < x_host.NumRows(); r++) {
+    const BaseFloat *x = x_host.RowData(r), *y = y_host.RowData(r),
+                    *d = d_host.RowData(r);
+    BaseFloat *o = o_host.RowData(r);
     for (int32 c = 0; c < dim_; c++) o[c] = x[c] == 0 ? d[c] : d[c] * y[c] / x[c];
   }
 }

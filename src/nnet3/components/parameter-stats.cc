@@ -36,6 +36,12 @@ std::string SummarizeVector(const VectorBase<BaseFloat> &vec) {
   return os.str();
 }
 
+std::string SummarizeVector(const CuVectorBase<BaseFloat> &vec) {
+  Vector<BaseFloat> host(vec.Dim(), kUndefined);
+  vec.CopyToVec(&host);
+  return SummarizeVector(host);
+}
+
 void PrintParameterStats(std::ostringstream &os, const std::string &name,
                          const CuVectorBase<BaseFloat> &params,
                          bool include_mean) {
@@ -67,13 +73,13 @@ void PrintParameterStats(std::ostringstream &os, const std::string &name,
     os << "rms=" << std::sqrt(sumsq / dim);
   }
   if (include_row_norms) {
-    Vector<BaseFloat> norms(rows);
+    CuVector<BaseFloat> norms(rows);
     norms.AddDiagMat2(1.0, params, kNoTrans, 0.0);
     norms.ApplyPow(0.5);
     os << ", " << name << "-row-norms=" << SummarizeVector(norms);
   }
   if (include_column_norms) {
-    Vector<BaseFloat> norms(cols);
+    CuVector<BaseFloat> norms(cols);
     norms.AddDiagMat2(1.0, params, kTrans, 0.0);
     norms.ApplyPow(0.5);
     os << ", " << name << "-col-norms=" << SummarizeVector(norms);

@@ -19,6 +19,8 @@ namespace nnet3 {
 // values, else "[percentiles(0,1,2,5 10,20,50,80,90 95,98,99,100)=(...),
 // mean=..., stddev=...]".
 std::string SummarizeVector(const VectorBase<BaseFloat> &vec);
+// The same for a Cu vector (copied to the host first).
+std::string SummarizeVector(const CuVectorBase<BaseFloat> &vec);
 
 void PrintParameterStats(std::ostringstream &os, const std::string &name,
                          const CuVectorBase<BaseFloat> &params,

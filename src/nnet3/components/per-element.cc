@@ -35,14 +35,14 @@ void ReadVectorOption(const std::string &key, const std::string &filename,
 // Views a contiguous rows x dim matrix as (rows * dim / block_dim) x
 // block_dim, so that a block_dim vector can be applied to every block; for
 // block_dim == dim just a view of the same matrix (any stride).
-SubMatrix<BaseFloat> BlockView(const CuMatrixBase<BaseFloat> &m,
-                               int32 block_dim) {
-  BaseFloat *data = const_cast<BaseFloat *>(m.Data());
+CuSubMatrix<BaseFloat> BlockView(const CuMatrixBase<BaseFloat> &m,
+                                 int32 block_dim) {
+  const BaseFloat *data = m.Data();
   if (block_dim == m.NumCols())
-    return SubMatrix<BaseFloat>(data, m.NumRows(), m.NumCols(), m.Stride());
+    return CuSubMatrix<BaseFloat>(data, m.NumRows(), m.NumCols(), m.Stride());
   NNET3_ASSERT(m.NumCols() % block_dim == 0 && m.Stride() == m.NumCols());
-  return SubMatrix<BaseFloat>(data, m.NumRows() * (m.NumCols() / block_dim),
-                              block_dim, block_dim);
+  return CuSubMatrix<BaseFloat>(data, m.NumRows() * (m.NumCols() / block_dim),
+                                block_dim, block_dim);
 }
 
 template <class C>
@@ -192,7 +192,7 @@ BaseFloat PerElementScaleComponent::DotProduct(
 }
 
 void PerElementScaleComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(scales_);
+  scales_.CopyToVec(params);
 }
 
 void PerElementScaleComponent::UnVectorize(
@@ -394,7 +394,7 @@ void *PerElementOffsetComponent::Propagate(const ComponentPrecomputedIndexes *,
                                            CuMatrixBase<BaseFloat> *out) const {
   NNET3_ASSERT(SameDim(in, *out) && in.NumCols() == dim_);
   if (out->Data() != in.Data()) out->CopyFromMat(in);
-  SubMatrix<BaseFloat> view = BlockView(*out, offsets_.Dim());
+  CuSubMatrix<BaseFloat> view = BlockView(*out, offsets_.Dim());
   view.AddVecToRows(1.0, offsets_);
   return nullptr;
 }
@@ -412,7 +412,7 @@ void PerElementOffsetComponent::Backprop(
     NNET3_ASSERT(to_update != nullptr);
     // Kaldi reads out_deriv here even in-place; in_deriv == out_deriv then,
     // with the same values.
-    SubMatrix<BaseFloat> view = BlockView(out_deriv, offsets_.Dim());
+    CuSubMatrix<BaseFloat> view = BlockView(out_deriv, offsets_.Dim());
     if (!to_update->use_natural_gradient_ || to_update->is_gradient_) {
       to_update->offsets_.AddRowSumMat(to_update->learning_rate_, view, 1.0);
     } else {
@@ -483,7 +483,7 @@ BaseFloat PerElementOffsetComponent::DotProduct(
 }
 
 void PerElementOffsetComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(offsets_);
+  offsets_.CopyToVec(params);
 }
 
 void PerElementOffsetComponent::UnVectorize(
@@ -550,7 +550,7 @@ void *ScaleAndOffsetComponent::Propagate(const ComponentPrecomputedIndexes *,
                                          CuMatrixBase<BaseFloat> *out) const {
   NNET3_ASSERT(SameDim(in, *out) && in.NumCols() == dim_);
   if (out->Data() != in.Data()) out->CopyFromMat(in);
-  SubMatrix<BaseFloat> view = BlockView(*out, scales_.Dim());
+  CuSubMatrix<BaseFloat> view = BlockView(*out, scales_.Dim());
   view.MulColsVec(scales_);
   view.AddVecToRows(1.0, offsets_);
   return nullptr;
@@ -568,15 +568,16 @@ void ScaleAndOffsetComponent::Backprop(
     ScaleAndOffsetComponent *to_update =
         dynamic_cast<ScaleAndOffsetComponent *>(to_update_in);
     NNET3_ASSERT(to_update != nullptr);
-    SubMatrix<BaseFloat> out_deriv_view = BlockView(out_deriv, block_dim);
-    SubMatrix<BaseFloat> out_value_view = BlockView(out_value, block_dim);
+    CuSubMatrix<BaseFloat> out_deriv_view = BlockView(out_deriv, block_dim);
+    CuSubMatrix<BaseFloat> out_value_view = BlockView(out_value, block_dim);
     // The input, reconstructed: (out - offsets) / scales, with each scale
     // moved away from zero to magnitude at least 1e-4.
     CuVector<BaseFloat> scales_nonzero(scales_);
     const BaseFloat epsilon = 1.0e-04;
+    VectorBase<BaseFloat> &nonzero = scales_nonzero.Vec();
     for (int32 i = 0; i < block_dim; i++) {
-      BaseFloat s = scales_nonzero(i);
-      if (std::fabs(s) < epsilon) scales_nonzero(i) = (s >= 0 ? epsilon : -epsilon);
+      BaseFloat s = nonzero(i);
+      if (std::fabs(s) < epsilon) nonzero(i) = (s >= 0 ? epsilon : -epsilon);
     }
     scales_nonzero.InvertElements();
     CuMatrix<BaseFloat> in_value(out_value_view);
@@ -604,7 +605,7 @@ void ScaleAndOffsetComponent::Backprop(
   }
   if (in_deriv != nullptr) {
     if (in_deriv->Data() != out_deriv.Data()) in_deriv->CopyFromMat(out_deriv);
-    SubMatrix<BaseFloat> view = BlockView(*in_deriv, block_dim);
+    CuSubMatrix<BaseFloat> view = BlockView(*in_deriv, block_dim);
     view.MulColsVec(scales);
   }
 }
@@ -676,8 +677,9 @@ BaseFloat ScaleAndOffsetComponent::DotProduct(
 void ScaleAndOffsetComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 n = scales_.Dim();
-  params->Range(0, n).CopyFromVec(scales_);
-  params->Range(n, n).CopyFromVec(offsets_);
+  SubVector<BaseFloat> scales_part(*params, 0, n), offsets_part(*params, n, n);
+  scales_.CopyToVec(&scales_part);
+  offsets_.CopyToVec(&offsets_part);
 }
 
 void ScaleAndOffsetComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
@@ -817,7 +819,7 @@ BaseFloat ConstantFunctionComponent::DotProduct(
 }
 
 void ConstantFunctionComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(output_);
+  output_.CopyToVec(params);
 }
 
 void ConstantFunctionComponent::UnVectorize(

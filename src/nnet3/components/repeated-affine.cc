@@ -88,8 +88,9 @@ void VectorizeLinearAndBias(const CuMatrixBase<BaseFloat> &linear,
                             VectorBase<BaseFloat> *params) {
   int32 n = linear.NumRows() * linear.NumCols();
   NNET3_ASSERT(params->Dim() == n + bias.Dim());
-  params->Range(0, n).CopyRowsFromMat(linear);
-  params->Range(n, bias.Dim()).CopyFromVec(bias);
+  params->Range(0, n).CopyRowsFromMat(linear.Mat());
+  SubVector<BaseFloat> bias_part(*params, n, bias.Dim());
+  bias.CopyToVec(&bias_part);
 }
 
 void UnVectorizeLinearAndBias(const VectorBase<BaseFloat> &params,

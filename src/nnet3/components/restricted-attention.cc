@@ -308,7 +308,10 @@ void RestrictedAttentionComponent::StoreStats(
   // Like Kaldi, only about two minibatches in three contribute (to save
   // time); the statistics are normalized by their own count.
   if (RandInt(0, 2) == 0) return;
-  const CuMatrix<BaseFloat> &w = memo->weights;
+  // Host views: the statistics are gathered element by element.
+  const MatrixBase<BaseFloat> &w = memo->weights.Mat();
+  MatrixBase<double> &posterior_stats = posterior_stats_.Mat();
+  VectorBase<double> &entropy_stats = entropy_stats_.Vec();
   const int32 rows = w.NumRows();
   // Per (head, position) the weight sum and the -w log w sum, accumulated
   // in single precision and then added to the double statistics.
@@ -325,10 +328,10 @@ void RestrictedAttentionComponent::StoreStats(
   for (int32 h = 0; h < num_heads_; h++) {
     BaseFloat entropy = 0.0;
     for (int32 p = 0; p < context_dim_; p++) {
-      posterior_stats_(h, p) += weight_sum(h * context_dim_ + p);
+      posterior_stats(h, p) += weight_sum(h * context_dim_ + p);
       entropy += neg_wlogw_sum(h * context_dim_ + p);
     }
-    entropy_stats_(h) += entropy;
+    entropy_stats(h) += entropy;
   }
   stats_count_ += rows;
 }
@@ -479,11 +482,11 @@ std::string RestrictedAttentionComponent::Info() const {
     // position for (at most) the first five heads.
     os << ", entropy=";
     for (int32 h = 0; h < entropy_stats_.Dim(); h++)
-      os << entropy_stats_(h) / stats_count_ << ',';
+      os << entropy_stats_.GetElement(h) / stats_count_ << ',';
     for (int32 h = 0; h < num_heads_ && h < 5; h++) {
       os << " posterior-stats[" << h << "]=";
       for (int32 p = 0; p < posterior_stats_.NumCols(); p++)
-        os << posterior_stats_(h, p) / stats_count_ << ',';
+        os << posterior_stats_.GetElement(h, p) / stats_count_ << ',';
     }
     os << " stats-count=" << stats_count_;
   }

@@ -99,7 +99,7 @@ class RestrictedAttentionComponent : public Component {
   void Scale(BaseFloat scale) override;
   void Add(BaseFloat alpha, const Component &other) override;
 
-  // Accessors (tests).
+  // Accessors (tests); the statistics are returned as host views.
   int32 NumHeads() const { return num_heads_; }
   int32 KeyDim() const { return key_dim_; }
   int32 ValueDim() const { return value_dim_; }
@@ -107,8 +107,12 @@ class RestrictedAttentionComponent : public Component {
   int32 TimeStride() const { return time_stride_; }
   BaseFloat KeyScale() const { return key_scale_; }
   double StatsCount() const { return stats_count_; }
-  const Vector<double> &EntropyStats() const { return entropy_stats_; }
-  const Matrix<double> &PosteriorStats() const { return posterior_stats_; }
+  const VectorBase<double> &EntropyStats() const {
+    return entropy_stats_.Vec();
+  }
+  const MatrixBase<double> &PosteriorStats() const {
+    return posterior_stats_.Mat();
+  }
   // The time grid ReorderIndexes/PrecomputeIndexes use for these Indexes.
   void GetComputationStructure(
       const std::vector<Index> &input_indexes,

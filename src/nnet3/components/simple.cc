@@ -55,7 +55,7 @@ void CopyUnlessSame(const CuMatrixBase<BaseFloat> &src,
 
 // Sum over rows of the per-row 2-norms of m.
 double SumOfRowNorms(const CuMatrixBase<BaseFloat> &m) {
-  Vector<BaseFloat> norms(m.NumRows());
+  CuVector<BaseFloat> norms(m.NumRows());
   norms.AddDiagMat2(1.0, m, kNoTrans, 0.0);
   norms.ApplyPow(0.5);
   return norms.Sum();
@@ -237,7 +237,7 @@ void ClipGradientComponent::Backprop(const std::string &debug_info,
   if (clipping_threshold_ > 0) {
     if (norm_based_clipping_) {
       // Rows whose norm exceeds the threshold are scaled down to it.
-      Vector<BaseFloat> scales(in_deriv->NumRows());
+      CuVector<BaseFloat> scales(in_deriv->NumRows());
       scales.AddDiagMat2(std::pow(clipping_threshold_, -2), *in_deriv,
                          kNoTrans, 0.0);
       MatrixIndexT num_not_scaled = 0;
@@ -281,16 +281,21 @@ void ClipGradientComponent::RepairGradients(
               << to_update->num_backpropped_
               << "-th call of Backprop() in this training job.";
   // repair = max(|x| - target, 0) .* sign(x), with sign(0) = -1 as in Kaldi.
-  Matrix<BaseFloat> repair(in_value.NumRows(), in_value.NumCols(), kUndefined);
-  for (MatrixIndexT r = 0; r < in_value.NumRows(); r++) {
-    const BaseFloat *x = in_value.RowData(r);
-    BaseFloat *p = repair.RowData(r);
-    for (MatrixIndexT c = 0; c < in_value.NumCols(); c++) {
+  // Built on the host from a host view of the input, then crossed over.
+  const MatrixBase<BaseFloat> &x_host = in_value.Mat();
+  Matrix<BaseFloat> repair_host(x_host.NumRows(), x_host.NumCols(),
+                                kUndefined);
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const BaseFloat *x = x_host.RowData(r);
+    BaseFloat *p = repair_host.RowData(r);
+    for (MatrixIndexT c = 0; c < x_host.NumCols(); c++) {
       BaseFloat sign = (x[c] > 0.0f ? 1.0f : -1.0f);
       BaseFloat mag = std::fabs(x[c]) - self_repair_target_;
       p[c] = (mag > 0.0f ? mag : 0.0f) * sign;
     }
   }
+  CuMatrix<BaseFloat> repair;
+  repair.Swap(&repair_host);
   // The term's average row norm is scale * clipped-proportion * (average
   // row norm of in_deriv), divided by the repair probability.
   double in_deriv_norm_sum = SumOfRowNorms(*in_deriv);
@@ -416,9 +421,12 @@ void *PnormComponent::Propagate(const ComponentPrecomputedIndexes *,
   NNET3_ASSERT(in.NumCols() == input_dim_ && out->NumCols() == output_dim_ &&
                in.NumRows() == out->NumRows());
   int32 group = input_dim_ / output_dim_;
-  for (MatrixIndexT r = 0; r < in.NumRows(); r++) {
-    const BaseFloat *x = in.RowData(r);
-    BaseFloat *y = out->RowData(r);
+  // Host views (element by element on the host).
+  const MatrixBase<BaseFloat> &x_host = in.Mat();
+  MatrixBase<BaseFloat> &y_host = out->Mat();
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const BaseFloat *x = x_host.RowData(r);
+    BaseFloat *y = y_host.RowData(r);
     for (int32 j = 0; j < output_dim_; j++) {
       BaseFloat sum = 0.0;
       for (int32 k = 0; k < group; k++) sum += x[j * group + k] * x[j * group + k];
@@ -437,11 +445,15 @@ void PnormComponent::Backprop(const std::string &,
                               CuMatrixBase<BaseFloat> *in_deriv) const {
   if (in_deriv == nullptr) return;
   int32 group = input_dim_ / output_dim_;
-  // d x_i = e_j * x_i / y_j (0 where y_j == 0).
-  for (MatrixIndexT r = 0; r < in_value.NumRows(); r++) {
-    const BaseFloat *x = in_value.RowData(r), *y = out_value.RowData(r),
-                    *e = out_deriv.RowData(r);
-    BaseFloat *d = in_deriv->RowData(r);
+  // d x_i = e_j * x_i / y_j (0 where y_j == 0), on host views.
+  const MatrixBase<BaseFloat> &x_host = in_value.Mat(),
+                              &y_host = out_value.Mat(),
+                              &e_host = out_deriv.Mat();
+  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const BaseFloat *x = x_host.RowData(r), *y = y_host.RowData(r),
+                    *e = e_host.RowData(r);
+    BaseFloat *d = d_host.RowData(r);
     for (int32 j = 0; j < output_dim_; j++) {
       BaseFloat factor = (y[j] != 0.0f ? e[j] / y[j] : 0.0f);
       for (int32 k = 0; k < group; k++)
@@ -472,8 +484,8 @@ void PnormComponent::Write(std::ostream &os, bool binary) const {
 void SumGroupComponent::Init(const std::vector<int32> &sizes) {
   if (sizes.empty())
     NNET3_ERR << Type() << ": empty sizes";
-  indexes_.clear();
-  reverse_indexes_.clear();
+  std::vector<Int32Pair> indexes;
+  std::vector<int32> reverse_indexes;
   int32 cur = 0;
   for (size_t j = 0; j < sizes.size(); j++) {
     if (sizes[j] <= 0)
@@ -482,11 +494,13 @@ void SumGroupComponent::Init(const std::vector<int32> &sizes) {
     Int32Pair p;
     p.first = cur;
     p.second = cur + sizes[j];
-    indexes_.push_back(p);
+    indexes.push_back(p);
     for (int32 k = 0; k < sizes[j]; k++)
-      reverse_indexes_.push_back(static_cast<int32>(j));
+      reverse_indexes.push_back(static_cast<int32>(j));
     cur += sizes[j];
   }
+  indexes_.CopyFromVec(indexes);
+  reverse_indexes_.CopyFromVec(reverse_indexes);
   input_dim_ = cur;
   output_dim_ = static_cast<int32>(sizes.size());
 }
@@ -497,8 +511,10 @@ void SumGroupComponent::Init(int32 input_dim, int32 output_dim) {
 }
 
 void SumGroupComponent::GetSizes(std::vector<int32> *sizes) const {
+  std::vector<Int32Pair> indexes;
+  indexes_.CopyToVec(&indexes);
   sizes->clear();
-  for (const Int32Pair &p : indexes_) sizes->push_back(p.second - p.first);
+  for (const Int32Pair &p : indexes) sizes->push_back(p.second - p.first);
 }
 
 void SumGroupComponent::InitFromConfig(ConfigLine *cfl) {
@@ -597,8 +613,8 @@ void SumBlockComponent::Backprop(const std::string &,
   if (in_deriv == nullptr) return;
   int32 num_blocks = input_dim_ / output_dim_;
   for (int32 b = 0; b < num_blocks; b++) {
-    SubMatrix<BaseFloat> block = in_deriv->ColRange(b * output_dim_,
-                                                    output_dim_);
+    CuSubMatrix<BaseFloat> block = in_deriv->ColRange(b * output_dim_,
+                                                      output_dim_);
     block.AddMat(scale_, out_deriv);
   }
 }
@@ -648,7 +664,7 @@ void *ElementwiseProductComponent::Propagate(
   NNET3_ASSERT(in.NumCols() == input_dim_ && out->NumCols() == output_dim_);
   int32 num_inputs = input_dim_ / output_dim_;
   for (int32 i = 0; i < num_inputs; i++) {
-    SubMatrix<BaseFloat> block = in.ColRange(i * output_dim_, output_dim_);
+    CuSubMatrix<BaseFloat> block = in.ColRange(i * output_dim_, output_dim_);
     if (i == 0)
       out->CopyFromMat(block);
     else
@@ -665,7 +681,8 @@ void ElementwiseProductComponent::Backprop(
   if (in_deriv == nullptr) return;
   int32 num_inputs = input_dim_ / output_dim_;
   for (int32 i = 0; i < num_inputs; i++) {
-    SubMatrix<BaseFloat> d = in_deriv->ColRange(i * output_dim_, output_dim_);
+    CuSubMatrix<BaseFloat> d =
+        in_deriv->ColRange(i * output_dim_, output_dim_);
     d.CopyFromMat(out_deriv);
     for (int32 j = 0; j < num_inputs; j++)
       if (j != i) d.MulElements(in_value.ColRange(j * output_dim_, output_dim_));
@@ -703,8 +720,8 @@ void PermuteComponent::Init(const std::vector<int32> &column_map) {
                 << " at position " << i << ")";
     reverse[c] = i;
   }
-  column_map_ = column_map;
-  reverse_column_map_ = reverse;
+  column_map_.CopyFromVec(column_map);
+  reverse_column_map_.CopyFromVec(reverse);
 }
 
 void PermuteComponent::InitFromConfig(ConfigLine *cfl) {
@@ -718,11 +735,13 @@ void PermuteComponent::InitFromConfig(ConfigLine *cfl) {
 
 std::string PermuteComponent::Info() const {
   std::ostringstream os;
-  os << Type() << ", dim=" << column_map_.size() << " , column-map=[ ";
+  std::vector<int32> column_map;
+  column_map_.CopyToVec(&column_map);
+  os << Type() << ", dim=" << column_map.size() << " , column-map=[ ";
   const size_t max_shown = 5;
-  for (size_t i = 0; i < column_map_.size() && i < max_shown; i++)
-    os << column_map_[i] << ' ';
-  if (column_map_.size() > max_shown) os << "... ";
+  for (size_t i = 0; i < column_map.size() && i < max_shown; i++)
+    os << column_map[i] << ' ';
+  if (column_map.size() > max_shown) os << "... ";
   os << "]";
   return os.str();
 }
@@ -757,7 +776,9 @@ void PermuteComponent::Read(std::istream &is, bool binary) {
 void PermuteComponent::Write(std::ostream &os, bool binary) const {
   WriteToken(os, binary, OpeningTag(*this));
   WriteToken(os, binary, "<ColumnMap>");
-  WriteIntegerVector(os, binary, column_map_);
+  std::vector<int32> column_map;
+  column_map_.CopyToVec(&column_map);
+  WriteIntegerVector(os, binary, column_map);
   WriteToken(os, binary, ClosingTag(*this));
 }
 

@@ -229,7 +229,7 @@ class PermuteComponent : public Component {
   std::string Type() const override { return "PermuteComponent"; }
   int32 Properties() const override { return kSimpleComponent; }
   int32 InputDim() const override {
-    return static_cast<int32>(column_map_.size());
+    return column_map_.Dim();
   }
   int32 OutputDim() const override { return InputDim(); }
   Component *Copy() const override { return new PermuteComponent(*this); }

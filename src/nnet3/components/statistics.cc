@@ -74,12 +74,16 @@ void WriteField(std::ostream &os, bool binary, const char *token, T value) {
 }
 
 // Row r of m is divided by d(r).
-void DivideRows(const VectorBase<BaseFloat> &d, MatrixBase<BaseFloat> *m) {
-  NNET3_ASSERT(d.Dim() == m->NumRows());
-  for (int32 r = 0; r < m->NumRows(); r++) {
-    BaseFloat *row = m->RowData(r);
+void DivideRows(const CuVectorBase<BaseFloat> &d_cu,
+                CuMatrixBase<BaseFloat> *m_cu) {
+  NNET3_ASSERT(d_cu.Dim() == m_cu->NumRows());
+  // Host views (no Cu operation divides rows by a vector yet).
+  const VectorBase<BaseFloat> &d = d_cu.Vec();
+  MatrixBase<BaseFloat> &m = m_cu->Mat();
+  for (int32 r = 0; r < m.NumRows(); r++) {
+    BaseFloat *row = m.RowData(r);
     BaseFloat div = d(r);
-    for (int32 c = 0; c < m->NumCols(); c++) row[c] /= div;
+    for (int32 c = 0; c < m.NumCols(); c++) row[c] /= div;
   }
 }
 
@@ -290,14 +294,15 @@ void *StatisticsExtractionComponent::Propagate(
                indexes->counts.Dim() == rows && in.NumCols() == d &&
                out->NumCols() == OutputDim());
   // kPropagateAdds: the count column and the sums are added to *out.
-  for (int32 r = 0; r < rows; r++) (*out)(r, 0) += indexes->counts(r);
-  SubMatrix<BaseFloat> sums(*out, 0, rows, 1, d);
-  sums.AddRowRanges(in, indexes->forward_indexes);
+  out->ColRange(0, 1).AddVecToCols(1.0, CuVector<BaseFloat>(indexes->counts));
+  const CuArray<Int32Pair> ranges(indexes->forward_indexes);
+  CuSubMatrix<BaseFloat> sums(*out, 0, rows, 1, d);
+  sums.AddRowRanges(in, ranges);
   if (include_variance_) {
     CuMatrix<BaseFloat> squares(in);
     squares.ApplyPow(2.0);
-    SubMatrix<BaseFloat> sum_squares(*out, 0, rows, 1 + d, d);
-    sum_squares.AddRowRanges(squares, indexes->forward_indexes);
+    CuSubMatrix<BaseFloat> sum_squares(*out, 0, rows, 1 + d, d);
+    sum_squares.AddRowRanges(squares, ranges);
   }
   return nullptr;
 }
@@ -319,13 +324,15 @@ void StatisticsExtractionComponent::Backprop(
   // The count does not depend on the input; the sum's derivative is copied
   // back to each frame; the sum of squares contributes 2 x.
   in_deriv->SetZero();
-  SubMatrix<BaseFloat> sum_deriv(out_deriv, 0, out_deriv.NumRows(), 1, d);
-  in_deriv->AddRows(1.0, sum_deriv, owner);
+  const CuArray<int32> owner_cu(owner);
+  CuSubMatrix<BaseFloat> sum_deriv(out_deriv, 0, out_deriv.NumRows(), 1, d);
+  in_deriv->AddRows(1.0, sum_deriv, owner_cu);
   if (include_variance_) {
     NNET3_ASSERT(in_value.NumRows() == rows_in);
-    SubMatrix<BaseFloat> sq_deriv(out_deriv, 0, out_deriv.NumRows(), 1 + d, d);
+    CuSubMatrix<BaseFloat> sq_deriv(out_deriv, 0, out_deriv.NumRows(), 1 + d,
+                                    d);
     CuMatrix<BaseFloat> per_frame(rows_in, d, kUndefined);
-    per_frame.CopyRows(sq_deriv, owner);
+    per_frame.CopyRows(sq_deriv, owner_cu);
     in_deriv->AddMatMatElements(2.0, per_frame, in_value, 1.0);
   }
 }
@@ -517,22 +524,27 @@ void *StatisticsPoolingComponent::Propagate(
                in.NumCols() == input_dim_ && out->NumCols() == OutputDim());
   out->SetZero();
   // Total count per window (a one-column view of 'counts').
-  Vector<BaseFloat> counts(rows);
-  SubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
-  counts_col.AddRowRanges(in.ColRange(0, 1), indexes->forward_indexes);
+  const CuArray<Int32Pair> ranges(indexes->forward_indexes);
+  CuVector<BaseFloat> counts(rows);
+  CuSubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
+  counts_col.AddRowRanges(in.ColRange(0, 1), ranges);
   // Window sums of the other columns, divided by the count.
-  SubMatrix<BaseFloat> means(*out, 0, rows, nlc, num_stats);
-  means.AddRowRanges(in.ColRange(1, num_stats), indexes->forward_indexes);
+  CuSubMatrix<BaseFloat> means(*out, 0, rows, nlc, num_stats);
+  means.AddRowRanges(in.ColRange(1, num_stats), ranges);
   DivideRows(counts, &means);
-  for (int32 r = 0; r < rows; r++) {
-    if (nlc == 0) break;
-    BaseFloat log_count = std::log(counts(r));
-    for (int32 c = 0; c < nlc; c++) (*out)(r, c) = log_count;
+  if (nlc > 0) {
+    // Host views for the log-count columns.
+    const VectorBase<BaseFloat> &host_counts = counts.Vec();
+    MatrixBase<BaseFloat> &host_out = out->Mat();
+    for (int32 r = 0; r < rows; r++) {
+      BaseFloat log_count = std::log(host_counts(r));
+      for (int32 c = 0; c < nlc; c++) host_out(r, c) = log_count;
+    }
   }
   if (output_stddevs_) {
     // Second half: E[x^2] -> sqrt(max(E[x^2] - E[x]^2, floor)).
     int32 f = num_stats / 2;
-    SubMatrix<BaseFloat> mean(*out, 0, rows, nlc, f),
+    CuSubMatrix<BaseFloat> mean(*out, 0, rows, nlc, f),
         spread(*out, 0, rows, nlc + f, f);
     spread.AddMatMatElements(-1.0, mean, mean, 1.0);
     spread.ApplyFloor(variance_floor_);
@@ -562,7 +574,7 @@ void StatisticsPoolingComponent::Backprop(
     // Through s = sqrt(v), v = E[x^2] - m^2 (the floor is ignored, as Kaldi
     // does): dF/dv = dF/ds / (2 s) and dF/dm gets -2 m dF/dv.
     int32 f = num_stats / 2;
-    SubMatrix<BaseFloat> d_mean(deriv, 0, rows, nlc, f),
+    CuSubMatrix<BaseFloat> d_mean(deriv, 0, rows, nlc, f),
         d_spread(deriv, 0, rows, nlc + f, f),
         mean(out_value, 0, rows, nlc, f),
         stddev(out_value, 0, rows, nlc + f, f);
@@ -572,22 +584,22 @@ void StatisticsPoolingComponent::Backprop(
   }
   // The window count: from the log-count output when there is one, else
   // summed again from the input.
-  Vector<BaseFloat> counts(rows);
+  CuVector<BaseFloat> counts(rows);
   if (nlc > 0) {
     counts.CopyColFromMat(out_value, 0);
     counts.ApplyExp();
   } else {
-    SubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
+    CuSubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
     counts_col.AddRowRanges(in_value.ColRange(0, 1),
-                            indexes->forward_indexes);
+                            CuArray<Int32Pair>(indexes->forward_indexes));
   }
   DivideRows(counts, &deriv);
   // Each input row gets the sum over the windows it is in; the count column
   // is treated as constant (no derivative).
-  SubMatrix<BaseFloat> stats_deriv(*in_deriv, 0, in_deriv->NumRows(), 1,
-                                   num_stats);
+  CuSubMatrix<BaseFloat> stats_deriv(*in_deriv, 0, in_deriv->NumRows(), 1,
+                                     num_stats);
   stats_deriv.AddRowRanges(deriv.ColRange(nlc, num_stats),
-                           indexes->backward_indexes);
+                           CuArray<Int32Pair>(indexes->backward_indexes));
 }
 
 Component *StatisticsPoolingComponent::Copy() const {

@@ -129,9 +129,11 @@ void *DistributeComponent::Propagate(const ComponentPrecomputedIndexes *indexes,
   std::vector<const BaseFloat *> src(out->NumRows());
   for (int32 r = 0; r < out->NumRows(); r++) {
     NNET3_ASSERT(d.pairs[r].first >= 0 && d.pairs[r].first < in.NumRows());
-    src[r] = in.RowData(d.pairs[r].first) + d.pairs[r].second;
+    src[r] = in.Data() +
+             static_cast<size_t>(d.pairs[r].first) * in.Stride() +
+             d.pairs[r].second;
   }
-  out->CopyRows(src);
+  out->CopyRows(CuArray<const BaseFloat *>(src));
   return nullptr;
 }
 
@@ -153,9 +155,11 @@ void DistributeComponent::Backprop(const std::string &,
   for (int32 r = 0; r < out_deriv.NumRows(); r++) {
     NNET3_ASSERT(d.pairs[r].first >= 0 &&
                  d.pairs[r].first < in_deriv->NumRows());
-    dst[r] = in_deriv->RowData(d.pairs[r].first) + d.pairs[r].second;
+    dst[r] = in_deriv->Data() +
+             static_cast<size_t>(d.pairs[r].first) * in_deriv->Stride() +
+             d.pairs[r].second;
   }
-  out_deriv.CopyToRows(dst);
+  out_deriv.CopyToRows(CuArray<BaseFloat *>(dst));
 }
 
 void DistributeComponent::Read(std::istream &is, bool binary) {
@@ -329,7 +333,7 @@ BaseFloat ConstantComponent::DotProduct(
 }
 
 void ConstantComponent::Vectorize(VectorBase<BaseFloat> *params) const {
-  params->CopyFromVec(output_);
+  output_.CopyToVec(params);
 }
 
 void ConstantComponent::UnVectorize(const VectorBase<BaseFloat> &params) {

@@ -17,15 +17,15 @@ namespace {
 
 // The rows first_row, first_row + stride, ... (num_rows of them) of m, as a
 // matrix view (the view's stride is m's stride times 'stride').
-SubMatrix<BaseFloat> StridedRows(const MatrixBase<BaseFloat> &m,
-                                 int32 first_row, int32 stride,
-                                 int32 num_rows) {
+CuSubMatrix<BaseFloat> StridedRows(const CuMatrixBase<BaseFloat> &m,
+                                   int32 first_row, int32 stride,
+                                   int32 num_rows) {
   NNET3_ASSERT(first_row >= 0 && stride >= 1 && num_rows > 0 &&
                first_row + stride * (num_rows - 1) < m.NumRows());
-  BaseFloat *base = const_cast<BaseFloat *>(m.Data()) +
-                    static_cast<size_t>(first_row) * m.Stride();
-  return SubMatrix<BaseFloat>(base, num_rows, m.NumCols(),
-                              m.Stride() * stride);
+  const BaseFloat *base =
+      m.Data() + static_cast<size_t>(first_row) * m.Stride();
+  return CuSubMatrix<BaseFloat>(base, num_rows, m.NumCols(),
+                                m.Stride() * stride);
 }
 
 const TdnnComponentPrecomputedIndexes &GetIndexes(
@@ -368,9 +368,9 @@ void *TdnnComponent::Propagate(const ComponentPrecomputedIndexes *indexes_in,
   int32 input_dim = InputDim(), num_rows = out->NumRows();
   if (num_rows == 0) return nullptr;
   for (size_t k = 0; k < time_offsets_.size(); k++) {
-    SubMatrix<BaseFloat> in_part =
+    CuSubMatrix<BaseFloat> in_part =
         StridedRows(in, indexes.row_offsets[k], indexes.row_stride, num_rows);
-    SubMatrix<BaseFloat> w_k =
+    CuSubMatrix<BaseFloat> w_k =
         linear_params_.ColRange(static_cast<int32>(k) * input_dim, input_dim);
     out->AddMatMat(1.0, in_part, kNoTrans, w_k, kTrans, 1.0);
   }
@@ -391,9 +391,9 @@ void TdnnComponent::Backprop(const std::string &,
   if (in_deriv != nullptr) {
     // Uses the parameters before any update (to_update may be this).
     for (size_t k = 0; k < time_offsets_.size(); k++) {
-      SubMatrix<BaseFloat> deriv_part = StridedRows(
+      CuSubMatrix<BaseFloat> deriv_part = StridedRows(
           *in_deriv, indexes.row_offsets[k], indexes.row_stride, num_rows);
-      SubMatrix<BaseFloat> w_k = linear_params_.ColRange(
+      CuSubMatrix<BaseFloat> w_k = linear_params_.ColRange(
           static_cast<int32>(k) * input_dim, input_dim);
       deriv_part.AddMatMat(1.0, out_deriv, kNoTrans, w_k, kNoTrans, 1.0);
     }
@@ -416,9 +416,9 @@ void TdnnComponent::UpdateSimple(const TdnnComponentPrecomputedIndexes &indexes,
   if (bias_params_.Dim() != 0)
     bias_params_.AddRowSumMat(learning_rate_, out_deriv, 1.0);
   for (size_t k = 0; k < time_offsets_.size(); k++) {
-    SubMatrix<BaseFloat> in_part = StridedRows(
+    CuSubMatrix<BaseFloat> in_part = StridedRows(
         in_value, indexes.row_offsets[k], indexes.row_stride, num_rows);
-    SubMatrix<BaseFloat> w_k = linear_params_.ColRange(
+    CuSubMatrix<BaseFloat> w_k = linear_params_.ColRange(
         static_cast<int32>(k) * input_dim, input_dim);
     w_k.AddMatMat(learning_rate_, out_deriv, kTrans, in_part, kNoTrans, 1.0);
   }
@@ -494,9 +494,11 @@ BaseFloat TdnnComponent::DotProduct(const UpdatableComponent &other_in) const {
 void TdnnComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 linear_size = linear_params_.NumRows() * linear_params_.NumCols();
-  params->Range(0, linear_size).CopyRowsFromMat(linear_params_);
-  if (bias_params_.Dim() != 0)
-    params->Range(linear_size, bias_params_.Dim()).CopyFromVec(bias_params_);
+  params->Range(0, linear_size).CopyRowsFromMat(linear_params_.Mat());
+  if (bias_params_.Dim() != 0) {
+    SubVector<BaseFloat> bias_part(*params, linear_size, bias_params_.Dim());
+    bias_params_.CopyToVec(&bias_part);
+  }
 }
 
 void TdnnComponent::UnVectorize(const VectorBase<BaseFloat> &params) {

@@ -111,7 +111,8 @@ void TimeHeightConvolutionComponent::InitUnit() {
               << "the offsets";
   int32 block = static_cast<int32>(it - model_.offsets.begin());
   int32 nf = model_.num_filters_in;
-  for (int32 f = 0; f < nf; f++) linear_params_(f, block * nf + f) += 1.0;
+  MatrixBase<BaseFloat> &params = linear_params_.Mat();
+  for (int32 f = 0; f < nf; f++) params(f, block * nf + f) += 1.0;
 }
 
 void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
@@ -560,8 +561,9 @@ void TimeHeightConvolutionComponent::Vectorize(
     VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 n = linear_params_.NumRows() * linear_params_.NumCols();
-  params->Range(0, n).CopyRowsFromMat(linear_params_);
-  params->Range(n, bias_params_.Dim()).CopyFromVec(bias_params_);
+  params->Range(0, n).CopyRowsFromMat(linear_params_.Mat());
+  SubVector<BaseFloat> bias_part(*params, n, bias_params_.Dim());
+  bias_params_.CopyToVec(&bias_part);
 }
 
 void TimeHeightConvolutionComponent::UnVectorize(

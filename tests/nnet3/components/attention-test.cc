@@ -431,9 +431,9 @@ TEST(RestrictedAttention, StatsAreMeanWeightsAndEntropy) {
         mean += w / 4;
         entropy -= w * std::log(w) / 4;
       }
-      EXPECT_NEAR(c->PosteriorStats().GetElement(h, p) / count, mean, 1e-5);
+      EXPECT_NEAR(c->PosteriorStats()(h, p) / count, mean, 1e-5);
     }
-    EXPECT_NEAR(c->EntropyStats().GetElement(h) / count, entropy, 1e-5);
+    EXPECT_NEAR(c->EntropyStats()(h) / count, entropy, 1e-5);
   }
   std::string info = c->Info();
   EXPECT_NE(info.find(", entropy="), std::string::npos) << info;
