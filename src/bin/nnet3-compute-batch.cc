@@ -89,7 +89,6 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
   NnetBatchInference inference(opts, nnet, priors);
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
-  int64 frame_count = 0;
   auto write_ready = [&]() {
     std::string utt;
     Matrix<BaseFloat> output;
@@ -132,16 +131,12 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
     } catch (const UserError &e) {
       NNET3_ERR << "Utterance " << utt << ": " << e.message();
     }
-    frame_count += features.NumRows();
     write_ready();
   }
   inference.Finished();
   write_ready();
   NNET3_LOG << inference.Computer().MinibatchStats();
-  double elapsed = timer.Elapsed();
-  NNET3_LOG << "Time taken " << elapsed
-            << "s: real-time factor assuming 100 frames/sec is "
-            << (frame_count > 0 ? elapsed * 100.0 / frame_count : 0.0);
+  NNET3_LOG << "Time taken " << timer.Elapsed() << "s";
   NNET3_LOG << "Done " << num_success << " utterances, failed for "
             << num_fail;
   NNET3_VLOG(1) << "Compiled " << inference.Computer().Compiler().NumCompilations()
