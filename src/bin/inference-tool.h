@@ -1,0 +1,59 @@
+// bin/inference-tool.h
+// What nnet3-compute and nnet3-compute-batch share: their common options
+// (--apply-exp, --use-priors, --use-gpu, the iVector inputs), reading the
+// network ready for inference (test-mode BatchNorm and dropout, collapsed),
+// and looking up each utterance's iVector inputs. Both tools then differ
+// only in how they compute.
+// Invariants: the options are checked (Check) before any input is read; an
+// utterance whose iVector input is missing is reported once as a warning
+// and skipped, as Kaldi's tools do.
+#ifndef NNET3_BIN_INFERENCE_TOOL_H_
+#define NNET3_BIN_INFERENCE_TOOL_H_
+
+#include <string>
+
+#include "matrix/table-types.h"
+#include "nnet3/nnet/nnet.h"
+#include "util/options.h"
+#include "util/random-access-reader.h"
+
+namespace nnet3 {
+
+struct InferenceToolOptions {
+  bool apply_exp = false;
+  bool use_priors = false;
+  std::string use_gpu = "yes";
+  std::string ivector_rspecifier, online_ivector_rspecifier,
+      utt2spk_rspecifier;
+  int32 online_ivector_period = 0;
+
+  void Register(ParseOptions *po);
+  // Applies --use-gpu and checks the iVector options.
+  void Apply() const;
+};
+
+// Reads the raw network (or the network and priors of a .mdl with
+// --use-priors), checks that it is a simple network, and prepares it for
+// inference.
+void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
+                       Nnet *nnet, Vector<BaseFloat> *priors);
+
+// The iVector inputs of each utterance.
+class InferenceIvectors {
+ public:
+  explicit InferenceIvectors(const InferenceToolOptions &opts);
+  // Sets the pointers (nullptr where not asked for); false, with a
+  // warning, when an asked-for iVector input of "utt" is missing.
+  bool Get(const std::string &utt, const Vector<BaseFloat> **ivector,
+           const Matrix<BaseFloat> **online_ivectors);
+
+ private:
+  const InferenceToolOptions &opts_;
+  RandomAccessBaseFloatMatrixReader online_reader_;
+  RandomAccessTableReaderMapped<KaldiObjectHolder<Vector<BaseFloat> > >
+      ivector_reader_;
+};
+
+}  // namespace nnet3
+
+#endif  // NNET3_BIN_INFERENCE_TOOL_H_
