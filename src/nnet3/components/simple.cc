@@ -277,9 +277,8 @@ void ClipGradientComponent::RepairGradients(
   if (to_update->debug_info_.empty()) to_update->debug_info_ = debug_info;
   if (to_update->num_self_repaired_ == 1)
     NNET3_LOG << "ClipGradientComponent(node_name=" << debug_info
-              << ")'s self-repair was activated as the first time at the "
-              << to_update->num_backpropped_
-              << "-th call of Backprop() in this training job.";
+              << "): self-repair started at Backprop() call "
+              << to_update->num_backpropped_ << " of this training job";
   // repair = max(|x| - target, 0) .* sign(x), with sign(0) = -1 as in Kaldi.
   // Built on the host from a host view of the input, then crossed over.
   const MatrixBase<BaseFloat> &x_host = in_value.Mat();
