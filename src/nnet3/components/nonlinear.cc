@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "cudamatrix/cu-math-nonlinear.h"
 #include "nnet3/components/parameter-stats.h"
 
 namespace nnet3 {
@@ -475,16 +476,7 @@ void RectifiedLinearComponent::Backprop(
       CastUpdate<RectifiedLinearComponent>(to_update_in);
   // Stats first, so that an in-place in_deriv does not clobber them.
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  // Host views (element by element on the host).
-  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
-                              &e_host = out_deriv.Mat();
-  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
-  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
-    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
-    BaseFloat *d = d_host.RowData(r);
-    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++)
-      d[c] = (y[c] > 0.0f ? e[c] : 0.0f);
-  }
+  cu::BackpropRectifiedLinear(out_value, out_deriv, in_deriv);
   if (to_update != nullptr) RepairGradients(in_deriv, to_update);
 }
 
@@ -581,18 +573,8 @@ void SoftmaxComponent::Backprop(const std::string &,
   NonlinearComponent *to_update = CastUpdate<NonlinearComponent>(to_update_in);
   // Stats first: Backprop may run in place.
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  // d = y .* (e - (y . e)) per row, on host views.
-  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
-                              &e_host = out_deriv.Mat();
-  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
-  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
-    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
-    BaseFloat *d = d_host.RowData(r);
-    double dot = 0.0;
-    for (MatrixIndexT c = 0; c < dim_; c++) dot += double(y[c]) * e[c];
-    for (MatrixIndexT c = 0; c < dim_; c++)
-      d[c] = y[c] * (e[c] - static_cast<BaseFloat>(dot));
-  }
+  // d = y .* (e - (y . e)) per row.
+  cu::DiffSoftmaxPerRow(out_value, out_deriv, in_deriv);
 }
 
 void SoftmaxComponent::StoreStats(const CuMatrixBase<BaseFloat> &,
@@ -623,18 +605,8 @@ void LogSoftmaxComponent::Backprop(const std::string &,
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
   NonlinearComponent *to_update = CastUpdate<NonlinearComponent>(to_update_in);
   if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  // d = e - exp(y) * sum(e) per row, on host views.
-  const MatrixBase<BaseFloat> &y_host = out_value.Mat(),
-                              &e_host = out_deriv.Mat();
-  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
-  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
-    const BaseFloat *y = y_host.RowData(r), *e = e_host.RowData(r);
-    BaseFloat *d = d_host.RowData(r);
-    double sum = 0.0;
-    for (MatrixIndexT c = 0; c < dim_; c++) sum += e[c];
-    for (MatrixIndexT c = 0; c < dim_; c++)
-      d[c] = e[c] - std::exp(y[c]) * static_cast<BaseFloat>(sum);
-  }
+  // d = e - exp(y) * sum(e) per row.
+  cu::DiffLogSoftmaxPerRow(out_value, out_deriv, in_deriv);
 }
 
 // ---- Registration -----------------------------------------------------------

@@ -4,14 +4,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-math-nonlinear.h"
 #include "nnet3/components/parameter-stats.h"
 
 namespace nnet3 {
 
 namespace {
-
-// 2^-66: the floor on the squared norm, as Kaldi uses.
-const BaseFloat kSquaredNormFloor = 1.3552527156068805425e-20;
 
 // Views a contiguous rows x cols matrix as (rows * cols / block) x block.
 CuSubMatrix<BaseFloat> Reshape(const CuMatrixBase<BaseFloat> &m,
@@ -19,68 +17,6 @@ CuSubMatrix<BaseFloat> Reshape(const CuMatrixBase<BaseFloat> &m,
   NNET3_ASSERT(m.Stride() == m.NumCols() || m.NumRows() <= 1);
   int32 ratio = m.NumCols() / block;
   return CuSubMatrix<BaseFloat>(m.Data(), m.NumRows() * ratio, block, block);
-}
-
-// y = x * (sqrt(D) * rms / max(|x|, floor)), per row; with add_log_stddev the
-// last column of out gets log(max(|x|/sqrt(D), ...)).
-void NormalizePerRow(const CuMatrixBase<BaseFloat> &in, BaseFloat target_rms,
-                     bool add_log_stddev, CuMatrixBase<BaseFloat> *out) {
-  int32 d = in.NumCols();
-  CuSubMatrix<BaseFloat> out_no_log(*out, 0, out->NumRows(), 0, d);
-  if (in.Data() != out_no_log.Data()) out_no_log.CopyFromMat(in);
-  CuVector<BaseFloat> in_norm(in.NumRows());
-  BaseFloat d_scaled = d * target_rms * target_rms;
-  in_norm.AddDiagMat2(1.0 / d_scaled, in, kNoTrans, 0.0);
-  in_norm.ApplyFloor(kSquaredNormFloor);
-  in_norm.ApplyPow(-0.5);
-  out_no_log.MulRowsVec(in_norm);
-  if (add_log_stddev) {
-    in_norm.ApplyLog();
-    in_norm.Scale(-1.0);
-    in_norm.Add(std::log(target_rms));
-    out->CopyColFromVec(in_norm, d);
-  }
-}
-
-// Adds to in_deriv the derivative of NormalizePerRow.
-void DiffNormalizePerRow(const CuMatrixBase<BaseFloat> &in_value,
-                         const CuMatrixBase<BaseFloat> &out_deriv,
-                         BaseFloat target_rms, bool add_log_stddev,
-                         CuMatrixBase<BaseFloat> *in_deriv) {
-  int32 rows = in_value.NumRows(), d = in_value.NumCols();
-  CuSubMatrix<BaseFloat> out_deriv_no_log(out_deriv, 0, rows, 0, d);
-  Vector<BaseFloat> dot_products(rows);
-  for (int32 r = 0; r < rows; r++)
-    dot_products(r) = VecVec(out_deriv_no_log.Row(r), in_value.Row(r));
-  CuVector<BaseFloat> in_norm(rows);
-  BaseFloat d_scaled = d * target_rms * target_rms;
-  in_norm.AddDiagMat2(1.0, in_value, kNoTrans, 0.0);
-  if (add_log_stddev) {
-    // d log(stddev) / dx = x / |x|^2 (with |x|^2 floored).
-    CuVector<BaseFloat> log_stddev_deriv(in_norm);
-    log_stddev_deriv.ApplyFloor(d * kSquaredNormFloor);
-    log_stddev_deriv.ApplyPow(-1.0);
-    CuVector<BaseFloat> log_deriv(rows);
-    log_deriv.CopyColFromMat(out_deriv, out_deriv.NumCols() - 1);
-    log_stddev_deriv.MulElements(log_deriv);
-    in_deriv->AddDiagVecMat(1.0, log_stddev_deriv, in_value, kNoTrans, 1.0);
-  }
-  in_norm.Scale(1.0 / d_scaled);
-  in_norm.ApplyFloor(kSquaredNormFloor);
-  in_norm.ApplyPow(-0.5);
-  if (in_deriv->Data() != out_deriv_no_log.Data())
-    in_deriv->AddDiagVecMat(1.0, in_norm, out_deriv_no_log, kNoTrans, 1.0);
-  else
-    in_deriv->MulRowsVec(in_norm);
-  // Where the norm hit the floor the scale is constant: no second term.
-  const VectorBase<BaseFloat> &in_norm_host = in_norm.Vec();
-  for (int32 r = 0; r < rows; r++) {
-    BaseFloat s = in_norm_host(r);
-    if (s == static_cast<BaseFloat>(1.0 / std::sqrt(kSquaredNormFloor))) s = 0.0;
-    dot_products(r) *= s * s * s;
-  }
-  in_deriv->AddDiagVecMat(-1.0 / d_scaled, CuVector<BaseFloat>(dot_products),
-                          in_value, kNoTrans, 1.0);
 }
 
 template <class T>
@@ -127,9 +63,9 @@ void *NormalizeComponent::Propagate(const ComponentPrecomputedIndexes *,
     int32 out_block = block_dim_ + (add_log_stddev_ ? 1 : 0);
     CuSubMatrix<BaseFloat> in_r = Reshape(in, block_dim_),
                            out_r = Reshape(*out, out_block);
-    NormalizePerRow(in_r, target_rms_, add_log_stddev_, &out_r);
+    cu::NormalizePerRow(in_r, target_rms_, add_log_stddev_, &out_r);
   } else {
-    NormalizePerRow(in, target_rms_, add_log_stddev_, out);
+    cu::NormalizePerRow(in, target_rms_, add_log_stddev_, out);
   }
   return nullptr;
 }
@@ -147,9 +83,9 @@ void NormalizeComponent::Backprop(const std::string &,
     CuSubMatrix<BaseFloat> in_r = Reshape(in_value, block_dim_),
                            od_r = Reshape(out_deriv, out_block),
                            id_r = Reshape(*in_deriv, block_dim_);
-    DiffNormalizePerRow(in_r, od_r, target_rms_, add_log_stddev_, &id_r);
+    cu::DiffNormalizePerRow(in_r, od_r, target_rms_, add_log_stddev_, &id_r);
   } else {
-    DiffNormalizePerRow(in_value, out_deriv, target_rms_, add_log_stddev_,
+    cu::DiffNormalizePerRow(in_value, out_deriv, target_rms_, add_log_stddev_,
                         in_deriv);
   }
 }
@@ -368,16 +304,7 @@ void BatchNormComponent::Backprop(const std::string &debug_info,
     // var_deriv_mod = -scale / (I * rms^2) .* sum_i y'_i .* y_i (per column);
     // the operations are ordered as Kaldi orders them (same rounding).
     BaseFloat coeff = -1.0 / (target_rms_ * target_rms_ * num_frames);
-    {
-      // Host views: column sums in Kaldi's order, element by element.
-      const MatrixBase<BaseFloat> &y = out_value.Mat(), &dy = out_deriv.Mat();
-      VectorBase<BaseFloat> &mod = var_deriv_mod.Vec();
-      for (int32 c = 0; c < block_dim_; c++) {
-        BaseFloat sum = 0.0;
-        for (int32 i = 0; i < num_frames; i++) sum += y(i, c) * dy(i, c);
-        mod(c) = coeff * sum;
-      }
-    }
+    cu::ColumnDotProducts(coeff, out_value, out_deriv, &var_deriv_mod);
     var_deriv_mod.MulElements(scale);
     temp.AddRowSumMat(-1.0 / num_frames, out_deriv, 0.0);  // -mean of y'
     in_deriv->CopyFromMat(out_deriv);  // no work when in place
@@ -596,17 +523,7 @@ void DropoutComponent::Backprop(const std::string &,
   NNET3_ASSERT(SameDim(in_value, out_value) && SameDim(in_value, out_deriv) &&
                SameDim(in_value, *in_deriv));
   // The mask is out / in (where in != 0; elsewhere pass the derivative).
-  // Host views (element by element on the host).
-  const MatrixBase<BaseFloat> &x_host = in_value.Mat(),
-                              &y_host = out_value.Mat(),
-                              &d_host = out_deriv.Mat();
-  MatrixBase<BaseFloat> &o_host = in_deriv->Mat();
-  for (int32 r = 0; r < x_host.NumRows(); r++) {
-    const BaseFloat *x = x_host.RowData(r), *y = y_host.RowData(r),
-                    *d = d_host.RowData(r);
-    BaseFloat *o = o_host.RowData(r);
-    for (int32 c = 0; c < dim_; c++) o[c] = x[c] == 0 ? d[c] : d[c] * y[c] / x[c];
-  }
+  cu::BackpropDropoutFromValues(in_value, out_value, out_deriv, in_deriv);
 }
 
 Component *DropoutComponent::Copy() const {

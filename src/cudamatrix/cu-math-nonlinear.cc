@@ -1,0 +1,202 @@
+// cudamatrix/cu-math-nonlinear.cc
+// CPU backend of the operations in cu-math-nonlinear.h. The loops use the
+// host views (Mat(), Vec()) legitimately: this file is the CPU backend.
+#include "cudamatrix/cu-math-nonlinear.h"
+
+#include <cmath>
+
+namespace nnet3 {
+namespace cu {
+
+namespace {
+
+// 2^-66 as Real: the floor on the (scaled) squared norm.
+template <typename Real>
+Real SquaredNormFloor() {
+  return static_cast<Real>(1.3552527156068805425e-20);
+}
+
+}  // namespace
+
+template <typename Real>
+void BackpropRectifiedLinear(const CuMatrixBase<Real> &out_value,
+                             const CuMatrixBase<Real> &out_deriv,
+                             CuMatrixBase<Real> *in_deriv) {
+  NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
+  const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
+  MatrixBase<Real> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
+    Real *d = d_host.RowData(r);
+    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++)
+      d[c] = (y[c] > 0.0f ? e[c] : 0.0f);
+  }
+}
+
+template <typename Real>
+void DiffSoftmaxPerRow(const CuMatrixBase<Real> &value,
+                       const CuMatrixBase<Real> &diff,
+                       CuMatrixBase<Real> *in_deriv) {
+  NNET3_ASSERT(SameDim(value, diff) && SameDim(value, *in_deriv));
+  const MatrixBase<Real> &y_host = value.Mat(), &e_host = diff.Mat();
+  MatrixBase<Real> &d_host = in_deriv->Mat();
+  const MatrixIndexT cols = y_host.NumCols();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
+    Real *d = d_host.RowData(r);
+    double dot = 0.0;
+    for (MatrixIndexT c = 0; c < cols; c++) dot += double(y[c]) * e[c];
+    for (MatrixIndexT c = 0; c < cols; c++)
+      d[c] = y[c] * (e[c] - static_cast<Real>(dot));
+  }
+}
+
+template <typename Real>
+void DiffLogSoftmaxPerRow(const CuMatrixBase<Real> &out_value,
+                          const CuMatrixBase<Real> &out_deriv,
+                          CuMatrixBase<Real> *in_deriv) {
+  NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
+  const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
+  MatrixBase<Real> &d_host = in_deriv->Mat();
+  const MatrixIndexT cols = y_host.NumCols();
+  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
+    const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
+    Real *d = d_host.RowData(r);
+    double sum = 0.0;
+    for (MatrixIndexT c = 0; c < cols; c++) sum += e[c];
+    for (MatrixIndexT c = 0; c < cols; c++)
+      d[c] = e[c] - std::exp(y[c]) * static_cast<Real>(sum);
+  }
+}
+
+template <typename Real>
+void NormalizePerRow(const CuMatrixBase<Real> &in, Real target_rms,
+                     bool add_log_stddev, CuMatrixBase<Real> *out) {
+  int32 d = in.NumCols();
+  NNET3_ASSERT(
+      out->NumRows() == in.NumRows() &&
+      (in.NumRows() == 0 || out->NumCols() == d + (add_log_stddev ? 1 : 0)));
+  if (in.NumRows() == 0) return;  // (a matrix with no rows has no columns)
+  CuSubMatrix<Real> out_no_log(*out, 0, out->NumRows(), 0, d);
+  if (in.Data() != out_no_log.Data()) out_no_log.CopyFromMat(in);
+  CuVector<Real> in_norm(in.NumRows());
+  Real d_scaled = d * target_rms * target_rms;
+  in_norm.AddDiagMat2(1.0 / d_scaled, in, kNoTrans, 0.0);
+  in_norm.ApplyFloor(SquaredNormFloor<Real>());
+  in_norm.ApplyPow(-0.5);
+  out_no_log.MulRowsVec(in_norm);
+  if (add_log_stddev) {
+    in_norm.ApplyLog();
+    in_norm.Scale(-1.0);
+    in_norm.Add(std::log(target_rms));
+    out->CopyColFromVec(in_norm, d);
+  }
+}
+
+template <typename Real>
+void DiffNormalizePerRow(const CuMatrixBase<Real> &in_value,
+                         const CuMatrixBase<Real> &out_deriv, Real target_rms,
+                         bool add_log_stddev, CuMatrixBase<Real> *in_deriv) {
+  int32 rows = in_value.NumRows(), d = in_value.NumCols();
+  NNET3_ASSERT(
+      SameDim(in_value, *in_deriv) && out_deriv.NumRows() == rows &&
+      (rows == 0 || out_deriv.NumCols() == d + (add_log_stddev ? 1 : 0)));
+  if (rows == 0) return;
+  const Real floor = SquaredNormFloor<Real>();
+  CuSubMatrix<Real> out_deriv_no_log(out_deriv, 0, rows, 0, d);
+  // Host loops (this is the CPU backend): the per-row dot products first,
+  // before an in-place in_deriv is overwritten.
+  Vector<Real> dot_products(rows);
+  for (int32 r = 0; r < rows; r++)
+    dot_products(r) =
+        VecVec(out_deriv_no_log.Row(r).Vec(), in_value.Row(r).Vec());
+  CuVector<Real> in_norm(rows);
+  Real d_scaled = d * target_rms * target_rms;
+  in_norm.AddDiagMat2(1.0, in_value, kNoTrans, 0.0);
+  if (add_log_stddev) {
+    // d log(stddev) / dx = x / |x|^2 (with |x|^2 floored).
+    CuVector<Real> log_stddev_deriv(in_norm);
+    log_stddev_deriv.ApplyFloor(d * floor);
+    log_stddev_deriv.ApplyPow(-1.0);
+    CuVector<Real> log_deriv(rows);
+    log_deriv.CopyColFromMat(out_deriv, out_deriv.NumCols() - 1);
+    log_stddev_deriv.MulElements(log_deriv);
+    in_deriv->AddDiagVecMat(1.0, log_stddev_deriv, in_value, kNoTrans, 1.0);
+  }
+  in_norm.Scale(1.0 / d_scaled);
+  in_norm.ApplyFloor(floor);
+  in_norm.ApplyPow(-0.5);
+  if (in_deriv->Data() != out_deriv_no_log.Data())
+    in_deriv->AddDiagVecMat(1.0, in_norm, out_deriv_no_log, kNoTrans, 1.0);
+  else
+    in_deriv->MulRowsVec(in_norm);
+  // Where the norm hit the floor the scale is constant: no second term.
+  const VectorBase<Real> &in_norm_host = in_norm.Vec();
+  for (int32 r = 0; r < rows; r++) {
+    Real s = in_norm_host(r);
+    if (s == static_cast<Real>(1.0 / std::sqrt(floor))) s = 0.0;
+    dot_products(r) *= s * s * s;
+  }
+  in_deriv->AddDiagVecMat(-1.0 / d_scaled, CuVector<Real>(dot_products),
+                          in_value, kNoTrans, 1.0);
+}
+
+template <typename Real>
+void ColumnDotProducts(Real alpha, const CuMatrixBase<Real> &A,
+                       const CuMatrixBase<Real> &B, CuVectorBase<Real> *v) {
+  NNET3_ASSERT(SameDim(A, B) && v->Dim() == A.NumCols());
+  const MatrixBase<Real> &a = A.Mat(), &b = B.Mat();
+  VectorBase<Real> &out = v->Vec();
+  for (int32 c = 0; c < a.NumCols(); c++) {
+    Real sum = 0.0;
+    for (int32 i = 0; i < a.NumRows(); i++) sum += a(i, c) * b(i, c);
+    out(c) = alpha * sum;
+  }
+}
+
+template <typename Real>
+void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
+                               const CuMatrixBase<Real> &out_value,
+                               const CuMatrixBase<Real> &out_deriv,
+                               CuMatrixBase<Real> *in_deriv) {
+  NNET3_ASSERT(SameDim(in_value, out_value) && SameDim(in_value, out_deriv) &&
+               SameDim(in_value, *in_deriv));
+  const MatrixBase<Real> &x_host = in_value.Mat(), &y_host = out_value.Mat(),
+                         &d_host = out_deriv.Mat();
+  MatrixBase<Real> &o_host = in_deriv->Mat();
+  for (int32 r = 0; r < x_host.NumRows(); r++) {
+    const Real *x = x_host.RowData(r), *y = y_host.RowData(r),
+               *d = d_host.RowData(r);
+    Real *o = o_host.RowData(r);
+    for (int32 c = 0; c < x_host.NumCols(); c++)
+      o[c] = x[c] == 0 ? d[c] : d[c] * y[c] / x[c];
+  }
+}
+
+#define NNET3_INSTANTIATE(Real)                                             \
+  template void BackpropRectifiedLinear(const CuMatrixBase<Real> &,         \
+                                        const CuMatrixBase<Real> &,         \
+                                        CuMatrixBase<Real> *);              \
+  template void DiffSoftmaxPerRow(const CuMatrixBase<Real> &,               \
+                                  const CuMatrixBase<Real> &,               \
+                                  CuMatrixBase<Real> *);                    \
+  template void DiffLogSoftmaxPerRow(const CuMatrixBase<Real> &,            \
+                                     const CuMatrixBase<Real> &,            \
+                                     CuMatrixBase<Real> *);                 \
+  template void NormalizePerRow(const CuMatrixBase<Real> &, Real, bool,     \
+                                CuMatrixBase<Real> *);                      \
+  template void DiffNormalizePerRow(const CuMatrixBase<Real> &,             \
+                                    const CuMatrixBase<Real> &, Real, bool, \
+                                    CuMatrixBase<Real> *);                  \
+  template void ColumnDotProducts(Real, const CuMatrixBase<Real> &,         \
+                                  const CuMatrixBase<Real> &,               \
+                                  CuVectorBase<Real> *);                    \
+  template void BackpropDropoutFromValues(                                  \
+      const CuMatrixBase<Real> &, const CuMatrixBase<Real> &,               \
+      const CuMatrixBase<Real> &, CuMatrixBase<Real> *);
+NNET3_INSTANTIATE(float)
+NNET3_INSTANTIATE(double)
+#undef NNET3_INSTANTIATE
+
+}  // namespace cu
+}  // namespace nnet3
