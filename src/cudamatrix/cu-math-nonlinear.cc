@@ -173,6 +173,28 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
   }
 }
 
+template <typename Real>
+void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
+                  CuMatrixBase<Real> *data) {
+  const int32 block = src.NumCols(), rows = data->NumRows();
+  NNET3_ASSERT(rows == 0 || (block > 0 && data->NumCols() % block == 0));
+  const int32 multiple = rows == 0 ? 0 : data->NumCols() / block;
+  NNET3_ASSERT(indexes.Dim() == rows * multiple);
+  MatrixBase<Real> &host_data = data->Mat();
+  const MatrixBase<Real> &host_src = src.Mat();
+  const std::vector<int32> &idx = indexes.Vec();
+  for (int32 r = 0; r < rows; r++) {
+    Real *row = host_data.RowData(r);
+    for (int32 b = 0; b < multiple; b++) {
+      int32 i = idx[r * multiple + b];
+      NNET3_ASSERT(i >= 0 && i < src.NumRows());
+      const Real *m = host_src.RowData(i);
+      Real *part = row + b * block;
+      for (int32 j = 0; j < block; j++) part[j] *= m[j];
+    }
+  }
+}
+
 #define NNET3_INSTANTIATE(Real)                                             \
   template void BackpropRectifiedLinear(const CuMatrixBase<Real> &,         \
                                         const CuMatrixBase<Real> &,         \
@@ -193,7 +215,9 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
                                   CuVectorBase<Real> *);                    \
   template void BackpropDropoutFromValues(                                  \
       const CuMatrixBase<Real> &, const CuMatrixBase<Real> &,               \
-      const CuMatrixBase<Real> &, CuMatrixBase<Real> *);
+      const CuMatrixBase<Real> &, CuMatrixBase<Real> *);                     \
+  template void MulRowBlocks(const CuMatrixBase<Real> &,                     \
+                             const CuArray<int32> &, CuMatrixBase<Real> *);
 NNET3_INSTANTIATE(float)
 NNET3_INSTANTIATE(double)
 #undef NNET3_INSTANTIATE

@@ -1,10 +1,11 @@
 // cudamatrix/cu-math-nonlinear.h
-// Named operations of the nonlinear and normalizing components (softmax,
-// log-softmax and ReLU backprop, per-row normalization and its derivative,
-// the column sums of batch-norm's backprop, dropout's backprop), as free
-// functions in namespace nnet3::cu, the way Kaldi's cudamatrix/cu-math.h
-// keeps cu::NormalizePerRow and cu::DiffNormalizePerRow. Kaldi's names and
-// argument order are kept where Kaldi has the operation; outputs come last.
+// Named operations of the nonlinear, normalizing and dropout components
+// (softmax, log-softmax and ReLU backprop, per-row normalization and its
+// derivative, the column sums of batch-norm's backprop, dropout's backprop
+// and blockwise masks), as free functions in namespace nnet3::cu, the way
+// Kaldi's cudamatrix/cu-math.h keeps cu::NormalizePerRow and
+// cu::DiffNormalizePerRow. Kaldi's names and argument order are kept where
+// Kaldi has the operation; outputs come last.
 //
 // Invariants:
 //  - these are the CPU backend of each operation: they compute exactly the
@@ -76,6 +77,15 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
                                const CuMatrixBase<Real> &out_value,
                                const CuMatrixBase<Real> &out_deriv,
                                CuMatrixBase<Real> *in_deriv);
+
+// Blockwise row scaling (the masks of GeneralDropoutComponent): data's
+// columns are NumCols() / B blocks of B = src.NumCols() columns, and
+// data(r, b * B + j) *= src(indexes[r * (NumCols() / B) + b], j). indexes
+// has data.NumRows() * (NumCols() / B) entries, each in [0, src.NumRows()).
+// (Kaldi: MulRows(src, indexes) on data viewed as (rows * cols / B) x B.)
+template <typename Real>
+void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
+                  CuMatrixBase<Real> *data);
 
 }  // namespace cu
 }  // namespace nnet3

@@ -231,5 +231,25 @@ TYPED_TEST(CuMathNonlinearTest, BackpropDropoutFromValues) {
   }
 }
 
+TYPED_TEST(CuMathNonlinearTest, MulRowBlocks) {
+  typedef TypeParam Real;
+  for (int32 block : {1, 3, 6})
+    for (int32 rows : {0, 1, 5}) {
+      int32 cols = rows == 0 ? 0 : 6, multiple = rows == 0 ? 0 : 6 / block;
+      CuMatrix<Real> src = Rand<Real>(4, block, 15),
+                     data = Rand<Real>(rows, cols, 16);
+      RandomSource rs(17);
+      std::vector<int32> idx(rows * multiple);
+      for (int32 &i : idx) i = rs.Int(0, 3);
+      auto ref = Table(rows, cols);
+      for (int32 r = 0; r < rows; r++)
+        for (int32 c = 0; c < cols; c++)
+          ref[r][c] = double(data.GetElement(r, c)) *
+                      src.GetElement(idx[r * multiple + c / block], c % block);
+      cu::MulRowBlocks(src, CuArray<int32>(idx), &data);
+      EXPECT_TRUE(Near(data, ref, Tol<Real>())) << block << " " << rows;
+    }
+}
+
 }  // namespace
 }  // namespace nnet3

@@ -246,6 +246,28 @@ TYPED_TEST(CudaNonlinearTest, ColumnDotProducts) {
   });
 }
 
+TYPED_TEST(CudaNonlinearTest, MulRowBlocks) {
+  typedef TypeParam Real;
+  ForEachShape([](Rng &rng, const Shape &s) {
+    // Blocks of the whole row, and of 1 column where the row allows more.
+    for (int32 block : {s.cols, 1}) {
+      if (block == 0) continue;
+      SCOPED_TRACE("block " + std::to_string(block));
+      int32 multiple = s.cols / block, src_rows = rng.Int(1, 9);
+      Matrix<Real> src = RandMat<Real>(rng, src_rows, block),
+                   data = RandMat<Real>(rng, s.rows, s.cols);
+      std::vector<int32> idx(static_cast<size_t>(s.rows) * multiple);
+      for (int32 &i : idx) i = rng.Int(0, src_rows - 1);
+      CuMatrix<Real> cs(src), cd(data);
+      cu::MulRowBlocks(cs, CuArray<int32>(idx), &cd);
+      DeviceMatrix<Real> gs(src, s.pad + 1), gd(data, s.pad);
+      DeviceArray<int32> gidx(idx);
+      gpu::MulRowBlocks(gd.View(), gs.View(), gidx.Data());
+      EXPECT_TRUE(Matches(gd, Host(cd), ElemTol<Real>()));
+    }
+  });
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace nnet3

@@ -220,6 +220,20 @@ void BackpropDropoutFromValues(DevMat<Real> in_deriv, InMat<Real> in_value,
                  });
 }
 
+template <typename Real>
+void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes) {
+  if (data.Empty()) return;
+  const int32 block = src.cols;
+  NNET3_ASSERT(block > 0 && data.cols % block == 0);
+  const int32 multiple = data.cols / block;
+  internal::ForEachElement(
+      data.rows, data.cols, [=] __device__(int32 r, int32 c) {
+        int32 b = c / block, j = c - b * block;
+        int32 i = indexes[static_cast<size_t>(r) * multiple + b];
+        data(r, c) *= src(i, j);
+      });
+}
+
 #define NNET3_INSTANTIATE(R)                                                 \
   template void BackpropRectifiedLinear(DevMat<R>, InMat<R>, InMat<R>);     \
   template void DiffSoftmaxPerRow(DevMat<R>, InMat<R>, InMat<R>);           \
@@ -229,7 +243,8 @@ void BackpropDropoutFromValues(DevMat<Real> in_deriv, InMat<Real> in_value,
                                     Scalar<R>, bool);                       \
   template void ColumnDotProducts(DevVec<R>, Scalar<R>, InMat<R>, InMat<R>); \
   template void BackpropDropoutFromValues(DevMat<R>, InMat<R>, InMat<R>,    \
-                                          InMat<R>);
+                                          InMat<R>);                        \
+  template void MulRowBlocks(DevMat<R>, InMat<R>, const int32 *);
 NNET3_INSTANTIATE(float)
 NNET3_INSTANTIATE(double)
 #undef NNET3_INSTANTIATE

@@ -60,6 +60,12 @@ template <typename Real>
 void BackpropDropoutFromValues(DevMat<Real> in_deriv, InMat<Real> in_value,
                                InMat<Real> out_value, InMat<Real> out_deriv);
 
+// data(r, b * B + j) *= src(indexes[r * (data.cols / B) + b], j), B =
+// src.cols; indexes (device memory) has data.rows * (data.cols / B)
+// entries, each in [0, src.rows).
+template <typename Real>
+void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes);
+
 }  // namespace cuda
 }  // namespace nnet3
 

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cudamatrix/cu-math-nonlinear.h"
 namespace nnet3 {
 
 namespace {
@@ -41,7 +42,7 @@ void GeneralDropoutComponentPrecomputedIndexes::Write(std::ostream &os,
   WriteToken(os, binary, "<NumMaskRows>");
   WriteBasicType(os, binary, num_mask_rows);
   WriteToken(os, binary, "<Indexes>");
-  WriteIntegerVector(os, binary, indexes);
+  WriteIntegerVector(os, binary, indexes.Vec());
   WriteToken(os, binary, "</" + Type() + ">");
 }
 
@@ -50,12 +51,14 @@ void GeneralDropoutComponentPrecomputedIndexes::Read(std::istream &is,
   ExpectOneOrTwoTokens(is, binary, "<" + Type() + ">", "<NumMaskRows>");
   ReadBasicType(is, binary, &num_mask_rows);
   ExpectToken(is, binary, "<Indexes>");
-  ReadIntegerVector(is, binary, &indexes);
+  std::vector<int32> host_indexes;
+  ReadIntegerVector(is, binary, &host_indexes);
   ExpectToken(is, binary, "</" + Type() + ">");
-  for (int32 i : indexes)
+  for (int32 i : host_indexes)
     if (i < 0 || i >= num_mask_rows)
       NNET3_ERR << Type() << ": index " << i << " is outside [0, "
                 << num_mask_rows << ")";
+  indexes.CopyFromVec(host_indexes);
 }
 
 // ---- GeneralDropoutComponent -------------------------------------------------
@@ -157,18 +160,9 @@ void GeneralDropoutComponent::ApplyMask(
     const CuMatrixBase<BaseFloat> &mask, CuMatrixBase<BaseFloat> *data) const {
   const int32 multiple = dim_ / block_dim_, rows = data->NumRows();
   NNET3_ASSERT(data->NumCols() == dim_ && mask.NumCols() == block_dim_ &&
-               static_cast<int32>(indexes.indexes.size()) == rows * multiple &&
+               indexes.indexes.Dim() == rows * multiple &&
                mask.NumRows() == indexes.num_mask_rows);
-  MatrixBase<BaseFloat> &host_data = data->Mat();
-  const MatrixBase<BaseFloat> &host_mask = mask.Mat();
-  for (int32 r = 0; r < rows; r++) {
-    BaseFloat *row = host_data.RowData(r);
-    for (int32 b = 0; b < multiple; b++) {
-      const BaseFloat *m = host_mask.RowData(indexes.indexes[r * multiple + b]);
-      BaseFloat *block = row + b * block_dim_;
-      for (int32 j = 0; j < block_dim_; j++) block[j] *= m[j];
-    }
-  }
+  cu::MulRowBlocks(mask, indexes.indexes, data);
 }
 
 void *GeneralDropoutComponent::Propagate(
@@ -234,9 +228,11 @@ ComponentPrecomputedIndexes *GeneralDropoutComponent::PrecomputeIndexes(
   // all the same (the rows past num_keys are drawn but never used); the
   // written indexes must agree with Kaldi's, so the size is kept.
   ans->num_mask_rows = num_keys * multiple;
-  ans->indexes.reserve(row_to_mask.size() * multiple);
+  std::vector<int32> host_indexes;
+  host_indexes.reserve(row_to_mask.size() * multiple);
   for (int32 k : row_to_mask)
-    for (int32 b = 0; b < multiple; b++) ans->indexes.push_back(k);
+    for (int32 b = 0; b < multiple; b++) host_indexes.push_back(k);
+  ans->indexes.CopyFromVec(host_indexes);
   return ans;
 }
 

@@ -44,7 +44,7 @@ class GeneralDropoutComponentPrecomputedIndexes
   // Rows of the mask matrix (its columns are the component's block-dim).
   int32 num_mask_rows = 0;
   // Entry r * (dim / block-dim) + b: the mask row of block b of row r.
-  std::vector<int32> indexes;
+  CuArray<int32> indexes;
 
   ComponentPrecomputedIndexes *Copy() const override {
     return new GeneralDropoutComponentPrecomputedIndexes(*this);

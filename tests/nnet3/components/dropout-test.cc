@@ -197,7 +197,7 @@ TEST(GeneralDropout, PrecomputedIndexesGroupBySequenceAndTimeBlock) {
         }
         for (int32 b = 0; b < multiple; b++) expected.push_back(seen[key]);
       }
-      EXPECT_EQ(g->indexes, expected) << period << " " << block;
+      EXPECT_EQ(g->indexes.Vec(), expected) << period << " " << block;
       EXPECT_EQ(g->num_mask_rows, static_cast<int32>(seen.size()) * multiple);
     }
   }
