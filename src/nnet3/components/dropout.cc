@@ -42,7 +42,9 @@ void GeneralDropoutComponentPrecomputedIndexes::Write(std::ostream &os,
   WriteToken(os, binary, "<NumMaskRows>");
   WriteBasicType(os, binary, num_mask_rows);
   WriteToken(os, binary, "<Indexes>");
-  WriteIntegerVector(os, binary, indexes.Vec());
+  std::vector<int32> host_indexes;
+  indexes.CopyToVec(&host_indexes);
+  WriteIntegerVector(os, binary, host_indexes);
   WriteToken(os, binary, "</" + Type() + ">");
 }
 
@@ -128,13 +130,14 @@ void GeneralDropoutComponent::FrequencyMaskRow(BaseFloat *row) const {
 
 CuMatrix<BaseFloat> *GeneralDropoutComponent::NewMask(int32 num_rows) const {
   NNET3_ASSERT(num_rows >= 0 && DrawsMask());
-  CuMatrix<BaseFloat> *mask = new CuMatrix<BaseFloat>(num_rows, block_dim_);
-  MatrixBase<BaseFloat> &host_mask = mask->Mat();
+  // The mask is drawn on the host (the random sequence is the host
+  // generator's) and then copied to the computing backend.
+  Matrix<BaseFloat> host_mask(num_rows, block_dim_);
   if (specaugment_max_proportion_ != 0.0) {
-    mask->Set(1.0);
+    host_mask.Set(1.0);
     for (int32 r = 0; r < num_rows; r++)
       FrequencyMaskRow(host_mask.RowData(r));
-    return mask;
+    return new CuMatrix<BaseFloat>(host_mask);
   }
   const double p = dropout_proportion_;
   // Non-zero values are 1 / (1 - p), so that the expected scale is one;
@@ -152,7 +155,7 @@ CuMatrix<BaseFloat> *GeneralDropoutComponent::NewMask(int32 num_rows) const {
         row[j] = (u - static_cast<BaseFloat>(p) > 0.0f ? kept : 0.0f);
     }
   }
-  return mask;
+  return new CuMatrix<BaseFloat>(host_mask);
 }
 
 void GeneralDropoutComponent::ApplyMask(
@@ -390,8 +393,8 @@ CuVector<BaseFloat> *SpecAugmentTimeMaskComponent::NewMask(
   const BaseFloat z = zeroed_proportion_;
   const int32 max_kept = MaxKeptFrames(time_mask_max_frames_, z);
   NNET3_ASSERT(max_kept > 0 && time_mask_max_frames_ > 0);
-  CuVector<BaseFloat> *mask = new CuVector<BaseFloat>(indexes.tot_size);
-  VectorBase<BaseFloat> &host_mask = mask->Vec();
+  // Drawn on the host (the host generator's sequence), then copied.
+  Vector<BaseFloat> host_mask(indexes.tot_size);
   for (const std::vector<int32> &rows : indexes.indexes) {
     const int32 length = static_cast<int32>(rows.size());
     int32 t = 0;
@@ -406,7 +409,7 @@ CuVector<BaseFloat> *SpecAugmentTimeMaskComponent::NewMask(
       for (; t < length && run > 0; t++, run--) host_mask(rows[t]) = 0.0;
     }
   }
-  return mask;
+  return new CuVector<BaseFloat>(host_mask);
 }
 
 void *SpecAugmentTimeMaskComponent::Propagate(
@@ -542,13 +545,15 @@ void *DropoutMaskComponent::Propagate(const ComponentPrecomputedIndexes *,
     out->Set(1.0 - p);
     return nullptr;
   }
-  MatrixBase<BaseFloat> &mask = out->Mat();
+  // Drawn on the host (the host generator's sequence), then copied to out.
+  Matrix<BaseFloat> mask(rows, cols);
   if (continuous_) {
     // 1 + 4p (u - 1/2): mean one, uniform on [1 - 2p, 1 + 2p].
     for (int32 r = 0; r < rows; r++)
       for (int32 c = 0; c < cols; c++)
         mask(r, c) = static_cast<BaseFloat>(random_.Uniform()) * (4.0f * p) +
                        (1.0f - 2.0f * p);
+    out->CopyFromMat(mask);
     return nullptr;
   }
   for (int32 r = 0; r < rows; r++)
@@ -565,6 +570,7 @@ void *DropoutMaskComponent::Propagate(const ComponentPrecomputedIndexes *,
       mask(r, 1) = ((1.0f - p) - u > 0.0f ? 1.0f : 0.0f);
     }
   }
+  out->CopyFromMat(mask);
   return nullptr;
 }
 
