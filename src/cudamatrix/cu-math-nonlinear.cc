@@ -174,6 +174,55 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
 }
 
 template <typename Real>
+void GroupPnorm(const CuMatrixBase<Real> &src, CuMatrixBase<Real> *out) {
+  const int32 out_dim = out->NumCols();
+  NNET3_ASSERT(src.NumRows() == out->NumRows() &&
+               (src.NumRows() == 0 ||
+                (out_dim > 0 && src.NumCols() % out_dim == 0)));
+  if (src.NumRows() == 0) return;
+  const int32 group = src.NumCols() / out_dim;
+  const MatrixBase<Real> &x_host = src.Mat();
+  MatrixBase<Real> &y_host = out->Mat();
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const Real *x = x_host.RowData(r);
+    Real *y = y_host.RowData(r);
+    for (int32 j = 0; j < out_dim; j++) {
+      Real sum = 0.0;
+      for (int32 k = 0; k < group; k++)
+        sum += x[j * group + k] * x[j * group + k];
+      y[j] = std::sqrt(sum);
+    }
+  }
+}
+
+template <typename Real>
+void DiffGroupPnorm(const CuMatrixBase<Real> &in_value,
+                    const CuMatrixBase<Real> &out_value,
+                    const CuMatrixBase<Real> &out_deriv,
+                    CuMatrixBase<Real> *in_deriv) {
+  const int32 out_dim = out_value.NumCols();
+  NNET3_ASSERT(SameDim(in_value, *in_deriv) && SameDim(out_value, out_deriv) &&
+               in_value.NumRows() == out_value.NumRows() &&
+               (in_value.NumRows() == 0 ||
+                (out_dim > 0 && in_value.NumCols() % out_dim == 0)));
+  if (in_value.NumRows() == 0) return;
+  const int32 group = in_value.NumCols() / out_dim;
+  const MatrixBase<Real> &x_host = in_value.Mat(), &y_host = out_value.Mat(),
+                         &e_host = out_deriv.Mat();
+  MatrixBase<Real> &d_host = in_deriv->Mat();
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const Real *x = x_host.RowData(r), *y = y_host.RowData(r),
+               *e = e_host.RowData(r);
+    Real *d = d_host.RowData(r);
+    for (int32 j = 0; j < out_dim; j++) {
+      Real factor = (y[j] != 0.0f ? e[j] / y[j] : 0.0f);
+      for (int32 k = 0; k < group; k++)
+        d[j * group + k] = x[j * group + k] * factor;
+    }
+  }
+}
+
+template <typename Real>
 void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
                   CuMatrixBase<Real> *data) {
   const int32 block = src.NumCols(), rows = data->NumRows();
@@ -215,6 +264,10 @@ void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
                                   CuVectorBase<Real> *);                    \
   template void BackpropDropoutFromValues(                                  \
       const CuMatrixBase<Real> &, const CuMatrixBase<Real> &,               \
+      const CuMatrixBase<Real> &, CuMatrixBase<Real> *);                     \
+  template void GroupPnorm(const CuMatrixBase<Real> &, CuMatrixBase<Real> *); \
+  template void DiffGroupPnorm(                                              \
+      const CuMatrixBase<Real> &, const CuMatrixBase<Real> &,                \
       const CuMatrixBase<Real> &, CuMatrixBase<Real> *);                     \
   template void MulRowBlocks(const CuMatrixBase<Real> &,                     \
                              const CuArray<int32> &, CuMatrixBase<Real> *);

@@ -2,10 +2,10 @@
 // Named operations of the nonlinear, normalizing and dropout components
 // (softmax, log-softmax and ReLU backprop, per-row normalization and its
 // derivative, the column sums of batch-norm's backprop, dropout's backprop
-// and blockwise masks), as free functions in namespace nnet3::cu, the way
-// Kaldi's cudamatrix/cu-math.h keeps cu::NormalizePerRow and
-// cu::DiffNormalizePerRow. Kaldi's names and argument order are kept where
-// Kaldi has the operation; outputs come last.
+// and blockwise masks, p-norm pooling), as free functions in namespace
+// nnet3::cu, the way Kaldi's cudamatrix/cu-math.h keeps cu::NormalizePerRow
+// and cu::DiffNormalizePerRow. Kaldi's names and argument order are kept
+// where Kaldi has the operation; outputs come last.
 //
 // Invariants:
 //  - these are the CPU backend of each operation: they compute exactly the
@@ -77,6 +77,21 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
                                const CuMatrixBase<Real> &out_value,
                                const CuMatrixBase<Real> &out_deriv,
                                CuMatrixBase<Real> *in_deriv);
+
+// Group 2-norms (PnormComponent, Kaldi's GroupPnorm with power 2): with
+// G = src.NumCols() / out->NumCols(), out(r, j) = sqrt(sum_k src(r, jG+k)^2),
+// the sum in Real in k order.
+template <typename Real>
+void GroupPnorm(const CuMatrixBase<Real> &src, CuMatrixBase<Real> *out);
+
+// Backprop of GroupPnorm: in_deriv(r, jG+k) = in_value(r, jG+k) *
+// out_deriv(r, j) / out_value(r, j), 0 where out_value(r, j) == 0.
+// (Kaldi: CuMatrixBase::DiffGroupPnorm with power 2.)
+template <typename Real>
+void DiffGroupPnorm(const CuMatrixBase<Real> &in_value,
+                    const CuMatrixBase<Real> &out_value,
+                    const CuMatrixBase<Real> &out_deriv,
+                    CuMatrixBase<Real> *in_deriv);
 
 // Blockwise row scaling (the masks of GeneralDropoutComponent): data's
 // columns are NumCols() / B blocks of B = src.NumCols() columns, and

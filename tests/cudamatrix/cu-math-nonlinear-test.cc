@@ -231,6 +231,37 @@ TYPED_TEST(CuMathNonlinearTest, BackpropDropoutFromValues) {
   }
 }
 
+TYPED_TEST(CuMathNonlinearTest, GroupPnormAndDerivative) {
+  typedef TypeParam Real;
+  for (int32 group : {1, 3})
+    for (int32 rows : {0, 1, 6}) {
+      int32 out_dim = rows == 0 ? 0 : 4, in_dim = out_dim * group;
+      CuMatrix<Real> x = Rand<Real>(rows, in_dim, 18),
+                     e = Rand<Real>(rows, out_dim, 19);
+      if (rows > 1)  // a zero group: y == 0, no derivative
+        for (int32 k = 0; k < group; k++) x.SetElement(1, k, 0.0);
+      CuMatrix<Real> y(rows, out_dim), d(rows, in_dim);
+      cu::GroupPnorm(x, &y);
+      auto ref_y = Table(rows, out_dim), ref_d = Table(rows, in_dim);
+      for (int32 r = 0; r < rows; r++)
+        for (int32 j = 0; j < out_dim; j++) {
+          double ss = 0;
+          for (int32 k = 0; k < group; k++)
+            ss += double(x.GetElement(r, j * group + k)) *
+                  x.GetElement(r, j * group + k);
+          ref_y[r][j] = std::sqrt(ss);
+          for (int32 k = 0; k < group; k++)
+            ref_d[r][j * group + k] =
+                ss == 0 ? 0.0
+                        : x.GetElement(r, j * group + k) * e.GetElement(r, j) /
+                              std::sqrt(ss);
+        }
+      EXPECT_TRUE(Near(y, ref_y, Tol<Real>())) << group << " " << rows;
+      cu::DiffGroupPnorm(x, y, e, &d);
+      EXPECT_TRUE(Near(d, ref_d, 10 * Tol<Real>())) << group << " " << rows;
+    }
+}
+
 TYPED_TEST(CuMathNonlinearTest, MulRowBlocks) {
   typedef TypeParam Real;
   for (int32 block : {1, 3, 6})

@@ -246,6 +246,33 @@ TYPED_TEST(CudaNonlinearTest, ColumnDotProducts) {
   });
 }
 
+TYPED_TEST(CudaNonlinearTest, GroupPnormAndDerivative) {
+  typedef TypeParam Real;
+  ForEachShape([](Rng &rng, const Shape &s) {
+    for (int32 group : {1, 3}) {
+      SCOPED_TRACE("group " + std::to_string(group));
+      int32 in_dim = s.cols * group;
+      Matrix<Real> x = RandMat<Real>(rng, s.rows, in_dim),
+                   e = RandMat<Real>(rng, s.rows, s.cols);
+      if (s.rows > 1 && s.cols > 0)
+        for (int32 k = 0; k < group; k++) x(1, k) = 0;  // y == 0
+      CuMatrix<Real> cx(x), cy(s.rows, s.cols), ce(e), cd(s.rows, in_dim);
+      cu::GroupPnorm(cx, &cy);
+      cu::DiffGroupPnorm(cx, cy, ce, &cd);
+      Matrix<Real> y = Host(cy);
+      DeviceMatrix<Real> gx(x, s.pad),
+          gy(Matrix<Real>(s.rows, s.cols), s.pad + 1);
+      gpu::GroupPnorm(gy.View(), gx.View());
+      EXPECT_TRUE(Matches(gy, y, ElemTol<Real>()));
+      // The derivative from the CPU's y, so that both use the same divisor.
+      DeviceMatrix<Real> gyc(y, s.pad), ge(e, s.pad + 2),
+          gd(Matrix<Real>(s.rows, in_dim), s.pad + 1);
+      gpu::DiffGroupPnorm(gd.View(), gx.View(), gyc.View(), ge.View());
+      EXPECT_TRUE(Matches(gd, Host(cd), ElemTol<Real>()));
+    }
+  });
+}
+
 TYPED_TEST(CudaNonlinearTest, MulRowBlocks) {
   typedef TypeParam Real;
   ForEachShape([](Rng &rng, const Shape &s) {

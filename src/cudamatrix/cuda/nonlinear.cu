@@ -221,6 +221,40 @@ void BackpropDropoutFromValues(DevMat<Real> in_deriv, InMat<Real> in_value,
 }
 
 template <typename Real>
+void GroupPnorm(DevMat<Real> out, InMat<Real> src) {
+  NNET3_ASSERT(out.rows == src.rows);
+  if (out.Empty()) return;
+  NNET3_ASSERT(src.cols % out.cols == 0);
+  const int32 group = src.cols / out.cols;
+  internal::ForEachElement(out.rows, out.cols,
+                           [=] __device__(int32 r, int32 j) {
+                             Real sum = 0;
+                             for (int32 k = 0; k < group; k++) {
+                               Real x = src(r, j * group + k);
+                               sum += x * x;
+                             }
+                             out(r, j) = internal::Sqrt(sum);
+                           });
+}
+
+template <typename Real>
+void DiffGroupPnorm(DevMat<Real> in_deriv, InMat<Real> in_value,
+                    InMat<Real> out_value, InMat<Real> out_deriv) {
+  NNET3_ASSERT(SameDim(in_value, in_deriv) && SameDim(out_value, out_deriv) &&
+               in_value.rows == out_value.rows);
+  if (in_deriv.Empty()) return;
+  NNET3_ASSERT(out_value.cols > 0 && in_value.cols % out_value.cols == 0);
+  const int32 group = in_value.cols / out_value.cols;
+  internal::ForEachElement(
+      in_deriv.rows, in_deriv.cols, [=] __device__(int32 r, int32 c) {
+        int32 j = c / group;
+        Real y = out_value(r, j);
+        Real factor = y != Real(0) ? out_deriv(r, j) / y : Real(0);
+        in_deriv(r, c) = in_value(r, c) * factor;
+      });
+}
+
+template <typename Real>
 void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes) {
   if (data.Empty()) return;
   const int32 block = src.cols;
@@ -244,6 +278,8 @@ void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes) {
   template void ColumnDotProducts(DevVec<R>, Scalar<R>, InMat<R>, InMat<R>); \
   template void BackpropDropoutFromValues(DevMat<R>, InMat<R>, InMat<R>,    \
                                           InMat<R>);                        \
+  template void GroupPnorm(DevMat<R>, InMat<R>);                            \
+  template void DiffGroupPnorm(DevMat<R>, InMat<R>, InMat<R>, InMat<R>);    \
   template void MulRowBlocks(DevMat<R>, InMat<R>, const int32 *);
 NNET3_INSTANTIATE(float)
 NNET3_INSTANTIATE(double)

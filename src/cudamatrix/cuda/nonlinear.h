@@ -60,6 +60,16 @@ template <typename Real>
 void BackpropDropoutFromValues(DevMat<Real> in_deriv, InMat<Real> in_value,
                                InMat<Real> out_value, InMat<Real> out_deriv);
 
+// out(r, j) = sqrt(sum_k src(r, jG+k)^2), G = src.cols / out.cols.
+template <typename Real>
+void GroupPnorm(DevMat<Real> out, InMat<Real> src);
+
+// in_deriv(r, jG+k) = in_value(r, jG+k) * out_deriv(r, j) / out_value(r, j)
+// (0 where out_value(r, j) == 0).
+template <typename Real>
+void DiffGroupPnorm(DevMat<Real> in_deriv, InMat<Real> in_value,
+                    InMat<Real> out_value, InMat<Real> out_deriv);
+
 // data(r, b * B + j) *= src(indexes[r * (data.cols / B) + b], j), B =
 // src.cols; indexes (device memory) has data.rows * (data.cols / B)
 // entries, each in [0, src.rows).

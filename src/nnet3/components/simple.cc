@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-math-nonlinear.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
 
@@ -419,19 +420,7 @@ void *PnormComponent::Propagate(const ComponentPrecomputedIndexes *,
                                 CuMatrixBase<BaseFloat> *out) const {
   NNET3_ASSERT(in.NumCols() == input_dim_ && out->NumCols() == output_dim_ &&
                in.NumRows() == out->NumRows());
-  int32 group = input_dim_ / output_dim_;
-  // Host views (element by element on the host).
-  const MatrixBase<BaseFloat> &x_host = in.Mat();
-  MatrixBase<BaseFloat> &y_host = out->Mat();
-  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
-    const BaseFloat *x = x_host.RowData(r);
-    BaseFloat *y = y_host.RowData(r);
-    for (int32 j = 0; j < output_dim_; j++) {
-      BaseFloat sum = 0.0;
-      for (int32 k = 0; k < group; k++) sum += x[j * group + k] * x[j * group + k];
-      y[j] = std::sqrt(sum);
-    }
-  }
+  cu::GroupPnorm(in, out);
   return nullptr;
 }
 
@@ -443,22 +432,8 @@ void PnormComponent::Backprop(const std::string &,
                               Component *,
                               CuMatrixBase<BaseFloat> *in_deriv) const {
   if (in_deriv == nullptr) return;
-  int32 group = input_dim_ / output_dim_;
-  // d x_i = e_j * x_i / y_j (0 where y_j == 0), on host views.
-  const MatrixBase<BaseFloat> &x_host = in_value.Mat(),
-                              &y_host = out_value.Mat(),
-                              &e_host = out_deriv.Mat();
-  MatrixBase<BaseFloat> &d_host = in_deriv->Mat();
-  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
-    const BaseFloat *x = x_host.RowData(r), *y = y_host.RowData(r),
-                    *e = e_host.RowData(r);
-    BaseFloat *d = d_host.RowData(r);
-    for (int32 j = 0; j < output_dim_; j++) {
-      BaseFloat factor = (y[j] != 0.0f ? e[j] / y[j] : 0.0f);
-      for (int32 k = 0; k < group; k++)
-        d[j * group + k] = x[j * group + k] * factor;
-    }
-  }
+  // d x_i = e_j * x_i / y_j (0 where y_j == 0).
+  cu::DiffGroupPnorm(in_value, out_value, out_deriv, in_deriv);
 }
 
 void PnormComponent::Read(std::istream &is, bool binary) {
