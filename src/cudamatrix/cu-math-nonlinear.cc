@@ -223,6 +223,23 @@ void DiffGroupPnorm(const CuMatrixBase<Real> &in_value,
 }
 
 template <typename Real>
+void ExcessMagnitude(const CuMatrixBase<Real> &in, Real threshold,
+                     CuMatrixBase<Real> *out) {
+  NNET3_ASSERT(SameDim(in, *out));
+  const MatrixBase<Real> &x_host = in.Mat();
+  MatrixBase<Real> &p_host = out->Mat();
+  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
+    const Real *x = x_host.RowData(r);
+    Real *p = p_host.RowData(r);
+    for (MatrixIndexT c = 0; c < x_host.NumCols(); c++) {
+      Real sign = (x[c] > 0.0f ? 1.0f : -1.0f);
+      Real mag = std::fabs(x[c]) - threshold;
+      p[c] = (mag > 0.0f ? mag : 0.0f) * sign;
+    }
+  }
+}
+
+template <typename Real>
 void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
                   CuMatrixBase<Real> *data) {
   const int32 block = src.NumCols(), rows = data->NumRows();
@@ -269,6 +286,8 @@ void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
   template void DiffGroupPnorm(                                              \
       const CuMatrixBase<Real> &, const CuMatrixBase<Real> &,                \
       const CuMatrixBase<Real> &, CuMatrixBase<Real> *);                     \
+  template void ExcessMagnitude(const CuMatrixBase<Real> &, Real,            \
+                                CuMatrixBase<Real> *);                       \
   template void MulRowBlocks(const CuMatrixBase<Real> &,                     \
                              const CuArray<int32> &, CuMatrixBase<Real> *);
 NNET3_INSTANTIATE(float)

@@ -2,7 +2,8 @@
 // Named operations of the nonlinear, normalizing and dropout components
 // (softmax, log-softmax and ReLU backprop, per-row normalization and its
 // derivative, the column sums of batch-norm's backprop, dropout's backprop
-// and blockwise masks, p-norm pooling), as free functions in namespace
+// and blockwise masks, p-norm pooling, gradient
+// clipping's repair term), as free functions in namespace
 // nnet3::cu, the way Kaldi's cudamatrix/cu-math.h keeps cu::NormalizePerRow
 // and cu::DiffNormalizePerRow. Kaldi's names and argument order are kept
 // where Kaldi has the operation; outputs come last.
@@ -92,6 +93,13 @@ void DiffGroupPnorm(const CuMatrixBase<Real> &in_value,
                     const CuMatrixBase<Real> &out_value,
                     const CuMatrixBase<Real> &out_deriv,
                     CuMatrixBase<Real> *in_deriv);
+
+// out = max(|in| - threshold, 0) * sign(in), with sign(0) = -1 (Kaldi's
+// convention), elementwise: how far each element lies beyond +-threshold
+// (ClipGradientComponent's self-repair term). out may be in.
+template <typename Real>
+void ExcessMagnitude(const CuMatrixBase<Real> &in, Real threshold,
+                     CuMatrixBase<Real> *out);
 
 // Blockwise row scaling (the masks of GeneralDropoutComponent): data's
 // columns are NumCols() / B blocks of B = src.NumCols() columns, and

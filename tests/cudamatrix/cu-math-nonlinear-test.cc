@@ -262,6 +262,24 @@ TYPED_TEST(CuMathNonlinearTest, GroupPnormAndDerivative) {
     }
 }
 
+TYPED_TEST(CuMathNonlinearTest, ExcessMagnitude) {
+  typedef TypeParam Real;
+  for (auto &s : kShapes) {
+    CuMatrix<Real> x = Rand<Real>(s[0], s[1], 20), out(s[0], s[1]);
+    if (s[0] > 0) x.SetElement(0, 0, 0.0);  // sign(0) = -1, but |0| - t <= 0
+    cu::ExcessMagnitude(x, Real(0.5), &out);
+    auto ref = Table(s[0], s[1]);
+    for (int32 r = 0; r < s[0]; r++)
+      for (int32 c = 0; c < s[1]; c++) {
+        double v = x.GetElement(r, c), m = std::abs(v) - 0.5;
+        ref[r][c] = m <= 0 ? 0.0 : (v > 0 ? m : -m);
+      }
+    EXPECT_TRUE(Near(out, ref, Tol<Real>()));
+    cu::ExcessMagnitude(x, Real(0.5), &x);  // in place
+    EXPECT_TRUE(Near(x, ref, Tol<Real>()));
+  }
+}
+
 TYPED_TEST(CuMathNonlinearTest, MulRowBlocks) {
   typedef TypeParam Real;
   for (int32 block : {1, 3, 6})

@@ -273,6 +273,21 @@ TYPED_TEST(CudaNonlinearTest, GroupPnormAndDerivative) {
   });
 }
 
+TYPED_TEST(CudaNonlinearTest, ExcessMagnitude) {
+  typedef TypeParam Real;
+  ForEachShape([](Rng &rng, const Shape &s) {
+    Matrix<Real> x = RandMat<Real>(rng, s.rows, s.cols);
+    if (s.rows > 0 && s.cols > 0) x(0, 0) = 0;
+    CuMatrix<Real> cx(x), cres(s.rows, s.cols);
+    cu::ExcessMagnitude(cx, Real(0.25), &cres);
+    DeviceMatrix<Real> gx(x, s.pad), gout(x, s.pad + 1);
+    gpu::ExcessMagnitude(gout.View(), gx.View(), Real(0.25));
+    EXPECT_TRUE(Matches(gout, Host(cres), ElemTol<Real>()));
+    gpu::ExcessMagnitude(gx.View(), gx.View(), Real(0.25));  // in place
+    EXPECT_TRUE(Matches(gx, Host(cres), ElemTol<Real>()));
+  });
+}
+
 TYPED_TEST(CudaNonlinearTest, MulRowBlocks) {
   typedef TypeParam Real;
   ForEachShape([](Rng &rng, const Shape &s) {

@@ -255,6 +255,19 @@ void DiffGroupPnorm(DevMat<Real> in_deriv, InMat<Real> in_value,
 }
 
 template <typename Real>
+void ExcessMagnitude(DevMat<Real> out, InMat<Real> in,
+                     Scalar<Real> threshold) {
+  NNET3_ASSERT(SameDim(in, out));
+  internal::ForEachElement(out.rows, out.cols,
+                           [=] __device__(int32 r, int32 c) {
+                             Real x = in(r, c);
+                             Real sign = x > Real(0) ? Real(1) : Real(-1);
+                             Real mag = internal::Abs(x) - threshold;
+                             out(r, c) = (mag > Real(0) ? mag : Real(0)) * sign;
+                           });
+}
+
+template <typename Real>
 void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes) {
   if (data.Empty()) return;
   const int32 block = src.cols;
@@ -280,6 +293,7 @@ void MulRowBlocks(DevMat<Real> data, InMat<Real> src, const int32 *indexes) {
                                           InMat<R>);                        \
   template void GroupPnorm(DevMat<R>, InMat<R>);                            \
   template void DiffGroupPnorm(DevMat<R>, InMat<R>, InMat<R>, InMat<R>);    \
+  template void ExcessMagnitude(DevMat<R>, InMat<R>, Scalar<R>);            \
   template void MulRowBlocks(DevMat<R>, InMat<R>, const int32 *);
 NNET3_INSTANTIATE(float)
 NNET3_INSTANTIATE(double)

@@ -70,6 +70,11 @@ template <typename Real>
 void DiffGroupPnorm(DevMat<Real> in_deriv, InMat<Real> in_value,
                     InMat<Real> out_value, InMat<Real> out_deriv);
 
+// out = max(|in| - threshold, 0) * sign(in), sign(0) = -1.
+template <typename Real>
+void ExcessMagnitude(DevMat<Real> out, InMat<Real> in,
+                     Scalar<Real> threshold);
+
 // data(r, b * B + j) *= src(indexes[r * (data.cols / B) + b], j), B =
 // src.cols; indexes (device memory) has data.rows * (data.cols / B)
 // entries, each in [0, src.rows).

@@ -281,21 +281,9 @@ void ClipGradientComponent::RepairGradients(
               << "): self-repair started at Backprop() call "
               << to_update->num_backpropped_ << " of this training job";
   // repair = max(|x| - target, 0) .* sign(x), with sign(0) = -1 as in Kaldi.
-  // Built on the host from a host view of the input, then crossed over.
-  const MatrixBase<BaseFloat> &x_host = in_value.Mat();
-  Matrix<BaseFloat> repair_host(x_host.NumRows(), x_host.NumCols(),
-                                kUndefined);
-  for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
-    const BaseFloat *x = x_host.RowData(r);
-    BaseFloat *p = repair_host.RowData(r);
-    for (MatrixIndexT c = 0; c < x_host.NumCols(); c++) {
-      BaseFloat sign = (x[c] > 0.0f ? 1.0f : -1.0f);
-      BaseFloat mag = std::fabs(x[c]) - self_repair_target_;
-      p[c] = (mag > 0.0f ? mag : 0.0f) * sign;
-    }
-  }
-  CuMatrix<BaseFloat> repair;
-  repair.Swap(&repair_host);
+  CuMatrix<BaseFloat> repair(in_value.NumRows(), in_value.NumCols(),
+                             kUndefined);
+  cu::ExcessMagnitude(in_value, self_repair_target_, &repair);
   // The term's average row norm is scale * clipped-proportion * (average
   // row norm of in_deriv), divided by the repair probability.
   double in_deriv_norm_sum = SumOfRowNorms(*in_deriv);
