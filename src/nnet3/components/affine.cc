@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
 
@@ -244,7 +245,8 @@ BaseFloat AffineComponent::DotProduct(const UpdatableComponent &other_in) const 
 void AffineComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 linear_size = InputDim() * OutputDim();
-  params->Range(0, linear_size).CopyRowsFromMat(linear_params_.Mat());
+  SubVector<BaseFloat> linear_part(*params, 0, linear_size);
+  cu::CopyRowsToVec(linear_params_, &linear_part);
   SubVector<BaseFloat> bias_part(*params, linear_size, OutputDim());
   bias_params_.CopyToVec(&bias_part);
 }
@@ -653,7 +655,7 @@ BaseFloat LinearComponent::DotProduct(const UpdatableComponent &other_in) const 
 
 void LinearComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyRowsFromMat(params_.Mat());
+  cu::CopyRowsToVec(params_, params);
 }
 
 void LinearComponent::UnVectorize(const VectorBase<BaseFloat> &params) {

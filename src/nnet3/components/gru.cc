@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 
 namespace nnet3 {
@@ -427,12 +428,12 @@ BaseFloat GruNonlinearityComponent::DotProduct(
 
 void GruNonlinearityComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
-  params->CopyRowsFromMat(w_h_.Mat());
+  cu::CopyRowsToVec(w_h_, params);
 }
 
 void GruNonlinearityComponent::UnVectorize(const VectorBase<BaseFloat> &params) {
   NNET3_ASSERT(params.Dim() == NumParameters());
-  w_h_.CopyRowsFromVec(params);
+  cu::CopyRowsFromVec(params, &w_h_);
 }
 
 // ---- OutputGruNonlinearityComponent -------------------------------------------

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 
 namespace nnet3 {
@@ -88,7 +89,8 @@ void VectorizeLinearAndBias(const CuMatrixBase<BaseFloat> &linear,
                             VectorBase<BaseFloat> *params) {
   int32 n = linear.NumRows() * linear.NumCols();
   NNET3_ASSERT(params->Dim() == n + bias.Dim());
-  params->Range(0, n).CopyRowsFromMat(linear.Mat());
+  SubVector<BaseFloat> linear_part(*params, 0, n);
+  cu::CopyRowsToVec(linear, &linear_part);
   SubVector<BaseFloat> bias_part(*params, n, bias.Dim());
   bias.CopyToVec(&bias_part);
 }

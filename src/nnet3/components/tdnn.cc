@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/convolution-io.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/text.h"
@@ -494,7 +495,8 @@ BaseFloat TdnnComponent::DotProduct(const UpdatableComponent &other_in) const {
 void TdnnComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 linear_size = linear_params_.NumRows() * linear_params_.NumCols();
-  params->Range(0, linear_size).CopyRowsFromMat(linear_params_.Mat());
+  SubVector<BaseFloat> linear_part(*params, 0, linear_size);
+  cu::CopyRowsToVec(linear_params_, &linear_part);
   if (bias_params_.Dim() != 0) {
     SubVector<BaseFloat> bias_part(*params, linear_size, bias_params_.Dim());
     bias_params_.CopyToVec(&bias_part);
