@@ -68,57 +68,6 @@ const std::vector<int32> &VecDims() {
   return dims;
 }
 
-template <class Real>
-Matrix<Real> RandMat(Rng &rng, int32 rows, int32 cols, double scale = 1.0) {
-  Matrix<Real> M(rows, cols);
-  FillGauss(&M, rng, scale);
-  return M;
-}
-template <class Real>
-Vector<Real> RandVec(Rng &rng, int32 dim, double scale = 1.0) {
-  Vector<Real> v(dim);
-  FillGauss(&v, rng, scale);
-  return v;
-}
-template <class Real>
-Matrix<Real> Positive(Rng &rng, int32 rows, int32 cols) {
-  Matrix<Real> M(rows, cols);
-  FillUniform(&M, rng, 0.05, 4.0);
-  return M;
-}
-
-// gpu == cpu elementwise within tol (relative above 1), NaN matching NaN,
-// and nothing written outside the device view.
-template <class Real>
-::testing::AssertionResult Matches(const DeviceMatrix<Real> &gpu,
-                                   const MatrixBase<Real> &cpu, double tol) {
-  Matrix<Real> got = gpu.ToHost();
-  if (got.NumRows() != cpu.NumRows() || got.NumCols() != cpu.NumCols())
-    return ::testing::AssertionFailure() << "dimension mismatch";
-  for (int32 r = 0; r < cpu.NumRows(); r++)
-    for (int32 c = 0; c < cpu.NumCols(); c++)
-      if (!Close(got(r, c), cpu(r, c), tol))
-        return ::testing::AssertionFailure()
-               << std::setprecision(17) << "element (" << r << "," << c
-               << "): gpu " << got(r, c) << ", cpu " << cpu(r, c) << " (tol "
-               << tol << ")";
-  return gpu.PaddingIntact();
-}
-
-template <class Real>
-::testing::AssertionResult Matches(const DeviceVector<Real> &gpu,
-                                   const VectorBase<Real> &cpu, double tol) {
-  Vector<Real> got = gpu.ToHost();
-  if (got.Dim() != cpu.Dim())
-    return ::testing::AssertionFailure() << "dimension mismatch";
-  for (int32 i = 0; i < cpu.Dim(); i++)
-    if (!Close(got(i), cpu(i), tol))
-      return ::testing::AssertionFailure()
-             << std::setprecision(17) << "element " << i << ": gpu " << got(i)
-             << ", cpu " << cpu(i) << " (tol " << tol << ")";
-  return gpu.PaddingIntact();
-}
-
 // |gpu - cpu| <= tol * scale elementwise (scale: the sum of |terms|).
 template <class Real>
 ::testing::AssertionResult MatchesScaled(const DeviceMatrix<Real> &gpu,

@@ -50,29 +50,6 @@ const std::vector<Shape> &Shapes() {
 }
 
 template <class Real>
-Matrix<Real> RandMat(Rng &rng, int32 rows, int32 cols, double scale = 1.0) {
-  Matrix<Real> M(rows, cols);
-  FillGauss(&M, rng, scale);
-  return M;
-}
-
-template <class Real>
-::testing::AssertionResult Matches(const DeviceMatrix<Real> &g,
-                                   const MatrixBase<Real> &cpu, double tol) {
-  Matrix<Real> got = g.ToHost();
-  if (got.NumRows() != cpu.NumRows() || got.NumCols() != cpu.NumCols())
-    return ::testing::AssertionFailure() << "dimension mismatch";
-  for (int32 r = 0; r < cpu.NumRows(); r++)
-    for (int32 c = 0; c < cpu.NumCols(); c++)
-      if (!Close(got(r, c), cpu(r, c), tol))
-        return ::testing::AssertionFailure()
-               << std::setprecision(17) << "element (" << r << "," << c
-               << "): gpu " << got(r, c) << ", cpu " << cpu(r, c) << " (tol "
-               << tol << ")";
-  return g.PaddingIntact();
-}
-
-template <class Real>
 Matrix<Real> Host(const CuMatrixBase<Real> &m) {
   Matrix<Real> h(m.NumRows(), m.NumCols());
   m.CopyToMat(&h);
