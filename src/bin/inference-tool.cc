@@ -52,7 +52,7 @@ void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
   CollapseModel(CollapseModelConfig(), nnet);
 }
 
-InferenceIvectors::InferenceIvectors(const InferenceToolOptions &opts)
+InferenceInputs::InferenceInputs(const InferenceToolOptions &opts)
     : opts_(opts) {
   if (!opts.online_ivector_rspecifier.empty())
     online_reader_.Open(opts.online_ivector_rspecifier);
@@ -60,11 +60,16 @@ InferenceIvectors::InferenceIvectors(const InferenceToolOptions &opts)
     ivector_reader_.Open(opts.ivector_rspecifier, opts.utt2spk_rspecifier);
 }
 
-bool InferenceIvectors::Get(const std::string &utt,
-                            const Vector<BaseFloat> **ivector,
-                            const Matrix<BaseFloat> **online_ivectors) {
+bool InferenceInputs::Get(const std::string &utt,
+                          const MatrixBase<BaseFloat> &features,
+                          const Vector<BaseFloat> **ivector,
+                          const Matrix<BaseFloat> **online_ivectors) {
   *ivector = nullptr;
   *online_ivectors = nullptr;
+  if (features.NumRows() == 0) {
+    NNET3_WARN << "Zero-length utterance: " << utt;
+    return false;
+  }
   if (!opts_.ivector_rspecifier.empty()) {
     if (!ivector_reader_.HasKey(utt)) {
       NNET3_WARN << "No iVector available for utterance " << utt;

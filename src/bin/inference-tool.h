@@ -6,7 +6,7 @@
 // only in how they compute.
 // Invariants: the options are checked (Check) before any input is read; an
 // utterance whose iVector input is missing is reported once as a warning
-// and skipped, as Kaldi's tools do.
+// and skipped, as Kaldi's tools do; so is an utterance with no frames.
 #ifndef NNET3_BIN_INFERENCE_TOOL_H_
 #define NNET3_BIN_INFERENCE_TOOL_H_
 
@@ -38,13 +38,15 @@ struct InferenceToolOptions {
 void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
                        Nnet *nnet, Vector<BaseFloat> *priors);
 
-// The iVector inputs of each utterance.
-class InferenceIvectors {
+// The inputs of each utterance besides its features: the iVectors.
+class InferenceInputs {
  public:
-  explicit InferenceIvectors(const InferenceToolOptions &opts);
-  // Sets the pointers (nullptr where not asked for); false, with a
-  // warning, when an asked-for iVector input of "utt" is missing.
-  bool Get(const std::string &utt, const Vector<BaseFloat> **ivector,
+  explicit InferenceInputs(const InferenceToolOptions &opts);
+  // Sets the iVector pointers (nullptr where not asked for). False, with a
+  // warning, when "utt" cannot be computed: no frames, or an asked-for
+  // iVector input is missing.
+  bool Get(const std::string &utt, const MatrixBase<BaseFloat> &features,
+           const Vector<BaseFloat> **ivector,
            const Matrix<BaseFloat> **online_ivectors);
 
  private:

@@ -41,7 +41,7 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
   Vector<BaseFloat> priors;
   ReadInferenceNnet(nnet_rxfilename, tool_opts.use_priors, &nnet, &priors);
 
-  InferenceIvectors ivectors(tool_opts);
+  InferenceInputs inputs(tool_opts);
   NnetBatchInference inference(opts, nnet, priors);
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
@@ -58,14 +58,9 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
   for (; !feature_reader.Done(); feature_reader.Next()) {
     std::string utt = feature_reader.Key();
     const Matrix<BaseFloat> &features = feature_reader.Value();
-    if (features.NumRows() == 0) {
-      NNET3_WARN << "Zero-length utterance: " << utt;
-      num_fail++;
-      continue;
-    }
     const Vector<BaseFloat> *ivector = nullptr;
     const Matrix<BaseFloat> *online_ivectors = nullptr;
-    if (!ivectors.Get(utt, &ivector, &online_ivectors)) {
+    if (!inputs.Get(utt, features, &ivector, &online_ivectors)) {
       num_fail++;
       continue;
     }

@@ -52,7 +52,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   ReadInferenceNnet(nnet_rxfilename, tool_opts.use_priors, &nnet, &priors);
   CheckAndFixSimpleComputationOptions(nnet, &opts);
 
-  InferenceIvectors ivectors(tool_opts);
+  InferenceInputs inputs(tool_opts);
 
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      opts.compiler_config);
@@ -76,14 +76,9 @@ int Nnet3Compute(int argc, char *argv[]) {
   for (; !feature_reader.Done(); feature_reader.Next()) {
     std::string utt = feature_reader.Key();
     const Matrix<BaseFloat> &features = feature_reader.Value();
-    if (features.NumRows() == 0) {
-      NNET3_WARN << "Zero-length utterance: " << utt;
-      num_fail++;
-      continue;
-    }
     const Matrix<BaseFloat> *online_ivectors = nullptr;
     const Vector<BaseFloat> *ivector = nullptr;
-    if (!ivectors.Get(utt, &ivector, &online_ivectors)) {
+    if (!inputs.Get(utt, features, &ivector, &online_ivectors)) {
       num_fail++;
       continue;
     }

@@ -10,6 +10,7 @@
 #ifndef NNET3_CUDAMATRIX_CU_ARRAY_H_
 #define NNET3_CUDAMATRIX_CU_ARRAY_H_
 
+#include <utility>
 #include <vector>
 
 #include "matrix/common.h"
@@ -22,6 +23,8 @@ class CuArray {
   CuArray() {}
   explicit CuArray(MatrixIndexT dim) : data_(dim) {}
   explicit CuArray(const std::vector<T> &src) : data_(src) {}
+  // Takes the vector's contents (no copy on the CPU backend).
+  explicit CuArray(std::vector<T> &&src) : data_(std::move(src)) {}
 
   MatrixIndexT Dim() const { return static_cast<MatrixIndexT>(data_.size()); }
   T *Data() { return data_.empty() ? nullptr : data_.data(); }

@@ -310,30 +310,18 @@ class CuMatrix : public CuMatrixBase<Real> {
   }
   explicit CuMatrix(const CuMatrixBase<Real> &M,
                     MatrixTransposeType trans = kNoTrans) {
-    if (trans == kNoTrans)
-      Resize(M.NumRows(), M.NumCols(), kUndefined);
-    else
-      Resize(M.NumCols(), M.NumRows(), kUndefined);
-    this->CopyFromMat(M, trans);
+    InitFrom(M, trans);
   }
   template <typename OtherReal>
   explicit CuMatrix(const CuMatrixBase<OtherReal> &M,
                     MatrixTransposeType trans = kNoTrans) {
-    if (trans == kNoTrans)
-      Resize(M.NumRows(), M.NumCols(), kUndefined);
-    else
-      Resize(M.NumCols(), M.NumRows(), kUndefined);
-    this->CopyFromMat(M, trans);
+    InitFrom(M, trans);
   }
   // From a host matrix.
   template <typename OtherReal>
   explicit CuMatrix(const MatrixBase<OtherReal> &M,
                     MatrixTransposeType trans = kNoTrans) {
-    if (trans == kNoTrans)
-      Resize(M.NumRows(), M.NumCols(), kUndefined);
-    else
-      Resize(M.NumCols(), M.NumRows(), kUndefined);
-    this->CopyFromMat(M, trans);
+    InitFrom(M, trans);
   }
   CuMatrix(CuMatrix<Real> &&M) noexcept : CuMatrixBase<Real>() { Swap(&M); }
   ~CuMatrix() {}
@@ -395,6 +383,15 @@ class CuMatrix : public CuMatrixBase<Real> {
   void Sync() {
     this->SetView(store_.Data(), store_.NumRows(), store_.NumCols(),
                   store_.Stride());
+  }
+  // Sized as op(M) and filled with it (M: a Cu or host matrix).
+  template <class Source>
+  void InitFrom(const Source &M, MatrixTransposeType trans) {
+    if (trans == kNoTrans)
+      Resize(M.NumRows(), M.NumCols(), kUndefined);
+    else
+      Resize(M.NumCols(), M.NumRows(), kUndefined);
+    this->CopyFromMat(M, trans);
   }
   Matrix<Real> store_;
 };

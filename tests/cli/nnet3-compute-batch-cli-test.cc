@@ -14,6 +14,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cli/compute-cli-fixture.h"
 #include "common/testing.h"
 #include "matrix/table-types.h"
 #include "util/table.h"
@@ -48,36 +49,8 @@ const char *kIvectorConfig =
     "input=Append(Offset(input, -1), input, ReplaceIndex(ivector, t, 0))\n"
     "output-node name=output input=affine\n";
 
-typedef std::vector<std::pair<std::string, Matrix<BaseFloat> > > Archive;
-
-class ComputeBatchCli : public ::testing::Test {
+class ComputeBatchCli : public ComputeToolCli {
  protected:
-  CommandResult Run(const std::string &cmd) {
-    return RunCommand(cmd, dir_.path());
-  }
-  void Write(const std::string &name, const std::string &text) {
-    WriteFile(dir_.File(name), text);
-  }
-  std::string Features(const std::vector<int> &lengths, int dim) {
-    std::ostringstream os;
-    for (size_t u = 0; u < lengths.size(); u++) {
-      os << "utt" << u << "  [";
-      for (int t = 0; t < lengths[u]; t++) {
-        os << "\n ";
-        for (int d = 0; d < dim; d++)
-          os << " " << std::sin(0.7 * t + 1.3 * d + u);
-      }
-      os << " ]\n";
-    }
-    return os.str();
-  }
-  Archive ReadArchive(const std::string &name) {
-    Archive out;
-    SequentialBaseFloatMatrixReader reader("ark:" + dir_.File(name));
-    for (; !reader.Done(); reader.Next())
-      out.push_back(std::make_pair(reader.Key(), reader.Value()));
-    return out;
-  }
   // Same keys, order and shapes; values within 1e-5 relative to
   // max(1, |value|).
   void ExpectSameArchive(const std::string &a, const std::string &b) {
@@ -96,7 +69,6 @@ class ComputeBatchCli : public ::testing::Test {
               << a << " vs " << b << ": " << x[u].first << " row " << r;
     }
   }
-  TempDir dir_;
 };
 
 int CountLines(const std::string &text, const std::string &part) {

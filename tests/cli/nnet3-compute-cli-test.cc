@@ -11,6 +11,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cli/compute-cli-fixture.h"
 #include "common/testing.h"
 #include "matrix/table-types.h"
 #include "util/table.h"
@@ -37,38 +38,7 @@ const char *kIvectorConfig =
     "input=Append(input, ReplaceIndex(ivector, t, 0))\n"
     "output-node name=output input=affine\n";
 
-class ComputeCli : public ::testing::Test {
- protected:
-  CommandResult Run(const std::string &cmd) {
-    return RunCommand(cmd, dir_.path());
-  }
-  void Write(const std::string &name, const std::string &text) {
-    WriteFile(dir_.File(name), text);
-  }
-  // A text archive of utterances with the given lengths and dimension.
-  std::string Features(const std::vector<int> &lengths, int dim) {
-    std::ostringstream os;
-    for (size_t u = 0; u < lengths.size(); u++) {
-      os << "utt" << u << "  [";
-      for (int t = 0; t < lengths[u]; t++) {
-        os << "\n ";
-        for (int d = 0; d < dim; d++)
-          os << " " << std::sin(0.7 * t + 1.3 * d + u);
-      }
-      os << " ]\n";
-    }
-    return os.str();
-  }
-  std::vector<std::pair<std::string, Matrix<BaseFloat> > > ReadArchive(
-      const std::string &name) {
-    std::vector<std::pair<std::string, Matrix<BaseFloat> > > out;
-    SequentialBaseFloatMatrixReader reader("ark,t:" + dir_.File(name));
-    for (; !reader.Done(); reader.Next())
-      out.push_back(std::make_pair(reader.Key(), reader.Value()));
-    return out;
-  }
-  TempDir dir_;
-};
+class ComputeCli : public ComputeToolCli {};
 
 TEST_F(ComputeCli, ApplyExpGivesProbabilities) {
   Write("nnet.config", kConfig);

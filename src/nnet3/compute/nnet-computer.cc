@@ -672,7 +672,7 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
         NNET3_ERR << "indexes_multi[" << c.arg2 << "] has " << pointers.size()
                   << " entries for a matrix with " << src.NumRows()
                   << " rows";
-      CuArray<BaseFloat *> dest_rows(pointers);
+      CuArray<BaseFloat *> dest_rows(std::move(pointers));
       if (c.command_type == kAddToRowsMulti) {
         src.AddToRows(c.alpha, dest_rows);
       } else if (c.alpha == 1.0) {
