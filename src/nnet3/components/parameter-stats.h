@@ -16,8 +16,9 @@
 namespace nnet3 {
 
 // "[ a b c ]" (2 significant digits, trailing zeros kept) for fewer than 10
-// values, else "[percentiles(0,1,2,5 10,20,50,80,90 95,98,99,100)=(...),
-// mean=..., stddev=...]".
+// values; otherwise Kaldi's summary: thirteen percentiles from the minimum
+// to the maximum, then the mean and the standard deviation (the exact text
+// is in parameter-stats.cc, since scripts parse it).
 std::string SummarizeVector(const VectorBase<BaseFloat> &vec);
 // The same for a Cu vector (copied to the host first).
 std::string SummarizeVector(const CuVectorBase<BaseFloat> &vec);
