@@ -164,9 +164,10 @@ void NormalizePerRow(DevMat<Real> out, InMat<Real> in, Scalar<Real> target_rms,
   NNET3_ASSERT(out.rows == in.rows &&
                (in.rows == 0 ||
                 out.cols == in.cols + (add_log_stddev ? 1 : 0)));
-  // In place only over the same rows: same data means same stride.
-  NNET3_ASSERT(out.data != in.data || out.stride == in.stride);
   if (in.rows == 0) return;
+  // In place only over the same rows: same data means same stride (checked
+  // after the empty case, where both pointers may be null).
+  NNET3_ASSERT(out.data != in.data || out.stride == in.stride);
   Real d_scaled = in.cols * target_rms * target_rms;
   RowLaunch l(in.rows, in.cols);
   NormalizeKernel<Real><<<l.blocks, l.threads, 0, Stream()>>>(
