@@ -6,7 +6,13 @@
 set -euo pipefail
 
 packages=(g++ make cmake pkg-config libopenblas-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gzip python3)
+          libbenchmark-dev gzip python3
+          # egs/digits: speech synthesis, audio conversion, plots, numpy
+          espeak-ng flite sox gnuplot-nox python3-numpy)
+# Extra packages named in NNET3_EXTRA_PACKAGES (CI adds slurm-wlm and munge
+# for the Slurm test; a user's machine does not need them).
+read -r -a extra <<< "${NNET3_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

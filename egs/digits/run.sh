@@ -13,11 +13,13 @@
 #   stage 7  nnet3-combine of the last models on the validation egs
 #   stage 8  decoding of the test set (digit-loop Viterbi) and scoring
 #   stage 9  the plot and the results table
-# Usage: egs/digits/run.sh [--stage N] [--num-epochs N] ... (see below)
+# Usage: egs/digits/run.sh [--stage N] [--stop-stage N] [--num-epochs N] ...
+# (--help lists the options)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 stage=0
+stop_stage=9
 seed=1
 nj=4                      # feature and decoding jobs
 num_train_spk=48
@@ -37,9 +39,12 @@ min_frames=auto           # decoder: minimum frames per third of a word;
 word_penalty=0            # decoder: log-probability cost of each word
 max_wer=25                # the run fails above this %WER
 dir=exp/tdnnf
+data=data                 # where stage 1 writes the corpus
 help_message="Usage: $0 [options]
   --stage N              first stage to run (0..9; default $stage)
+  --stop-stage N         last stage to run (default $stop_stage)
   --seed N               corpus seed (default $seed)
+  --data DIR / --dir DIR where the corpus / the experiment go (default $data, $dir)
   --num-epochs N         passes over the training egs (default $num_epochs)
   --num-train-spk N      training voices (default $num_train_spk)
   --utts-per-spk N       utterances per training voice (default $utts_per_spk)
@@ -54,10 +59,11 @@ help_message="Usage: $0 [options]
 . utils/parse_options.sh
 
 say() { echo "$0: $*"; }
-data=data
+run_stage() { [[ $stage -le $1 && $stop_stage -ge $1 ]]; }
+
 mkdir -p $dir/log
 
-if [[ $stage -le 0 ]]; then
+if run_stage 0; then
   say "stage 0: checking packages and building the tools"
   missing=()
   for p in espeak-ng:espeak-ng flite:flite sox:sox gnuplot:gnuplot-nox \
@@ -79,7 +85,7 @@ if [[ $stage -le 0 ]]; then
     nnet3-compute > $dir/log/build.log || { say "build failed, see $dir/log/build.log" >&2; exit 1; }
 fi
 
-if [[ $stage -le 1 ]]; then
+if run_stage 1; then
   say "stage 1: synthesising the corpus (seed $seed)"
   rm -rf $data
   $PYTHON local/make_data.py --seed $seed --num-train-spk $num_train_spk \
@@ -87,7 +93,7 @@ if [[ $stage -le 1 ]]; then
     --utts-per-spk $utts_per_spk --test-utts-per-spk $test_utts_per_spk $data
 fi
 
-if [[ $stage -le 2 ]]; then
+if run_stage 2; then
   say "stage 2: fbank features ($nj jobs per set) and per-speaker CMVN stats"
   for set in train valid test; do
     d=$data/$set
@@ -110,7 +116,7 @@ feats() {
   echo "ark,s,cs:apply-cmvn --utt2spk=ark:$data/$1/utt2spk scp:$data/$1/cmvn.scp scp:$data/$1/feats.scp ark:- |"
 }
 
-if [[ $stage -le 3 ]]; then
+if run_stage 3; then
   say "stage 3: frame targets from the word times"
   for set in train valid test; do
     d=$data/$set
@@ -120,7 +126,7 @@ if [[ $stage -le 3 ]]; then
 fi
 num_targets=$($PYTHON local/make_targets.py --num-targets)
 
-if [[ $stage -le 4 ]]; then
+if run_stage 4; then
   say "stage 4: initial TDNN-F from conf/tdnnf.config"
   nnet3-init --srand=$seed conf/tdnnf.config $dir/0.raw 2> $dir/log/init.log
   nnet3-info $dir/0.raw > $dir/0.info 2> $dir/log/info.log
@@ -128,7 +134,7 @@ fi
 left=$(awk '/^left-context:/ {print $2}' $dir/0.info)
 right=$(awk '/^right-context:/ {print $2}' $dir/0.info)
 
-if [[ $stage -le 5 ]]; then
+if run_stage 5; then
   say "stage 5: egs (8-frame chunks, context $left/$right) in $num_archives archives"
   egs=$dir/egs
   rm -rf $egs; mkdir -p $egs
@@ -146,7 +152,7 @@ fi
 prob() { awk -v w="$2" '$0 ~ "Overall " w {v = $(NF - 5)} END {print v}' $1; }
 
 num_iters=$(( num_epochs * num_archives / num_jobs ))
-if [[ $stage -le 6 ]]; then
+if run_stage 6; then
   say "stage 6: $num_iters iterations of $num_jobs jobs ($num_epochs epochs)"
   echo "iter lrate train_obj train_acc valid_obj valid_acc seconds" > $dir/progress.txt
   for iter in $(seq 0 $((num_iters - 1))); do
@@ -176,7 +182,7 @@ $(prob $dir/log/compute_prob_valid.$((iter + 1)).log accuracy) $((SECONDS - star
   done
 fi
 
-if [[ $stage -le 7 ]]; then
+if run_stage 7; then
   say "stage 7: combining the last $num_combine models on the validation egs"
   first=$(( num_iters - num_combine + 1 )); [[ $first -ge 1 ]] || first=1
   nnet3-combine --use-gpu=no $(for i in $(seq $num_iters -1 $first); do echo $dir/$i.raw; done) \
@@ -185,7 +191,7 @@ if [[ $stage -le 7 ]]; then
     "ark:nnet3-merge-egs ark:$dir/egs/valid.egs ark:- |" 2> $dir/log/compute_prob_valid.final.log
 fi
 
-if [[ $stage -le 8 ]]; then
+if run_stage 8; then
   if [[ $min_frames == auto ]]; then
     min_frames=$(awk '{print $4}' $data/train/ctm | sort -n |
       awk '{ d[NR] = $1 } END { k = int(NR * 0.01); if (k < 1) k = 1; m = int(d[k] * 100 / 3); print (m < 1 ? 1 : m) }')
@@ -215,7 +221,7 @@ if [[ $stage -le 8 ]]; then
   cat $out/wer
 fi
 
-if [[ $stage -le 9 ]]; then
+if run_stage 9; then
   say "stage 9: plot and results"
   gnuplot <<EOG 2> $dir/log/plot.log
 set terminal png size 900,420

@@ -219,7 +219,7 @@ def main():
                 x, times = make_utterance(rng, nprng, words, rate)
                 path = os.path.join(wav_dir, utt + ".wav")
                 write_wav(path, x, rate)
-                scp.append("%s sox %s -t wav -r 16000 -b 16 - |" % (utt, path))
+                scp.append("%s sox -R %s -t wav -r 16000 -b 16 - |" % (utt, path))
                 text.append("%s %s" % (utt, " ".join(w for w, _, _ in times)))
                 u2s.append("%s %s" % (utt, spk))
                 for w, s, e in times:
