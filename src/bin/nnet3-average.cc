@@ -25,8 +25,8 @@ int Nnet3Average(int argc, char *argv[]) {
   std::string weights_str;
   po.Register("binary", &binary_write, "Write output in binary mode");
   po.Register("weights", &weights_str,
-              "Colon-separated list of weights, one for each input model; "
-              "they are normalized to sum to one.");
+              "Weight of each input model, separated by colons (e.g. "
+              "1:2:1); scaled to sum to one");
   po.Read(argc, argv);
   if (po.NumArgs() < 2) return UsageError(po);
   const int32 num_inputs = po.NumArgs() - 1;

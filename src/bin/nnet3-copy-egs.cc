@@ -126,8 +126,8 @@ bool SelectFromExample(const NnetExample &eg, const SelectOptions &opts,
       NNET3_WARN << "You requested --left-context=" << opts.left_context
                  << ", but example only has left-context of "
                  << (min_output_t - min_input_t)
-                 << " (will warn only once; this may be harmless if using "
-                 << "any --*left-context-initial options)";
+                 << " (warned once; expected when the egs were made with "
+                 << "--left-context-initial)";
     }
     min_input_t = std::max(min_input_t, min_output_t - opts.left_context);
   }
@@ -137,8 +137,8 @@ bool SelectFromExample(const NnetExample &eg, const SelectOptions &opts,
       NNET3_WARN << "You requested --right-context=" << opts.right_context
                  << ", but example only has right-context of "
                  << (max_input_t - max_output_t)
-                 << " (will warn only once; this may be harmless if using "
-                 << "any --*right-context-final options)";
+                 << " (warned once; expected when the egs were made with "
+                 << "--right-context-final)";
     }
     max_input_t = std::min(max_input_t, max_output_t + opts.right_context);
   }

@@ -137,8 +137,8 @@ int Nnet3GetEgs(int argc, char *argv[]) {
               "Rspecifier of iVectors estimated online, as matrices (one row "
               "per --online-ivector-period frames)");
   po.Register("online-ivector-period", &opts.ivector_period,
-              "Number of frames between iVectors in matrices supplied to the "
-              "--online-ivectors option");
+              "Frames per row of the --online-ivectors matrices (each "
+              "iVector covers this many frames)");
   po.Register("length-tolerance", &length_tolerance,
               "Tolerance for the difference in frames between the features "
               "and the iVector matrix (times the period)");

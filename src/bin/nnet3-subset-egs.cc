@@ -14,8 +14,8 @@ namespace nnet3 {
 
 int Nnet3SubsetEgs(int argc, char *argv[]) {
   const char *usage =
-      "Creates a random subset of the input examples, of a specified size.\n"
-      "Uses no more memory than the size of the subset.\n"
+      "Writes --n examples drawn at random from the input archive,\n"
+      "holding only those n in memory.\n"
       "\n"
       "Usage:  nnet3-subset-egs [options] <egs-rspecifier> "
       "<egs-wspecifier>\n"

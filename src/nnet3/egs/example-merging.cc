@@ -26,8 +26,8 @@ int32 ExampleMergingConfig::IntSet::LargestValueInRange(
 
 void ExampleMergingConfig::Register(OptionsItf *opts) {
   opts->Register("compress", &compress,
-                 "If true, compress the output examples (not recommended "
-                 "unless you are writing to disk)");
+                 "Store the merged examples' input matrices compressed "
+                 "(worth it only for examples written to disk)");
   opts->Register("measure-output-frames", &measure_output_frames,
                  "This value will be ignored (included for back-"
                  "compatibility)");

@@ -91,8 +91,8 @@ void GetComputationRequest(const Nnet &nnet, const NnetExample &eg,
     bool is_input = node >= 0 && nnet.IsInputNode(node),
          is_output = node >= 0 && nnet.IsOutputNode(node);
     if (!is_input && !is_output)
-      NNET3_ERR << "Nnet example has input or output named '" << io.name
-                << "', but no such input or output node is in the network.";
+      NNET3_ERR << "The example's input/output '" << io.name
+                << "' matches no input or output node of the network";
     std::vector<IoSpecification> &dest =
         is_input ? request->inputs : request->outputs;
     dest.push_back(IoSpecification(io.name, io.indexes,

@@ -69,19 +69,17 @@ bool KaldiRand::WithProb(float prob) {
 
 void ExampleGenerationConfig::Register(OptionsItf *opts) {
   opts->Register("left-context", &left_context,
-                 "Number of frames of left context of input features that "
-                 "are added to each example");
+                 "Input frames before the first labelled frame that each "
+                 "example carries");
   opts->Register("right-context", &right_context,
-                 "Number of frames of right context of input features that "
-                 "are added to each example");
+                 "Input frames after the last labelled frame that each "
+                 "example carries");
   opts->Register("left-context-initial", &left_context_initial,
-                 "Number of frames of left context of input features that "
-                 "are added to the first example of each utterance (if < 0, "
-                 "the same as --left-context)");
+                 "Left context of an utterance's first example instead of "
+                 "--left-context (negative: use --left-context)");
   opts->Register("right-context-final", &right_context_final,
-                 "Number of frames of right context of input features that "
-                 "are added to the last example of each utterance (if < 0, "
-                 "the same as --right-context)");
+                 "Right context of an utterance's last example instead of "
+                 "--right-context (negative: use --right-context)");
   opts->Register("num-frames", &num_frames_str,
                  "Number of frames with labels in each example (context is "
                  "added to this). An integer (e.g. 8), or a principal value "
@@ -92,8 +90,9 @@ void ExampleGenerationConfig::Register(OptionsItf *opts) {
                  "Number of frames of overlap between adjacent examples "
                  "(for chunks of the principal --num-frames; advisory)");
   opts->Register("frame-subsampling-factor", &frame_subsampling_factor,
-                 "Used if the frame rate of the output labels in the "
-                 "generated examples is lower than that of the input");
+                 "Input frames per output label: above 1 when the labels "
+                 "come at a lower frame rate than the features (chain "
+                 "models: 3)");
 }
 
 void ExampleGenerationConfig::ComputeDerived() {

@@ -126,12 +126,9 @@ void CachingOptimizingCompilerOptions::Register(OptionsItf *opts) {
   opts->Register("cache-capacity", &cache_capacity,
                  "Number of compiled computations to keep in memory");
   opts->Register("use-shortcut", &use_shortcut,
-                 "If true, use the 'shortcut' in compilation whereby "
-                 "computation requests with regular structure are identified "
-                 "as such, a computation with a smaller number of distinct "
-                 "values of 'n' is compiled (e.g. 2), and the compiled "
-                 "computation is expanded to match the size of the real "
-                 "computation; this saves a lot of compilation time.");
+                 "Compile a request whose sequences all look alike for two "
+                 "sequences ('n' values) only and then widen the result to "
+                 "the real number; much faster compilation for minibatches");
   compiler.Register(opts);
 }
 

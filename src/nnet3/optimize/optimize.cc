@@ -24,75 +24,73 @@ namespace nnet3 {
 
 void NnetOptimizeOptions::Register(OptionsItf *opts) {
   opts->Register("optimize", &optimize,
-                 "Set this to false to turn off all optimizations");
+                 "Master switch: false skips every optimization pass");
   opts->Register("consolidate-model-update", &consolidate_model_update,
-                 "Set to false to disable optimization that consolidates the "
-                 "model-update phase of backprop (e.g. for recurrent "
-                 "architectures");
+                 "Merge the parameter updates that backprop would make at "
+                 "many time steps (recurrent networks) into one update per "
+                 "component; false keeps them separate");
   opts->Register("propagate-in-place", &propagate_in_place,
-                 "Set to false to disable optimization that allows in-place "
-                 "propagation");
+                 "Let a component's forward pass overwrite its input matrix "
+                 "when nothing else reads it (false: always a new matrix)");
   opts->Register("backprop-in-place", &backprop_in_place,
-                 "Set to false to disable optimization that allows in-place "
-                 "backprop");
+                 "Let a component's backward pass overwrite the output "
+                 "derivative when nothing else reads it (false: never)");
   opts->Register("extend-matrices", &extend_matrices,
-                 "This optimization can reduce memory requirements for TDNNs "
-                 "when applied together with --convert-addition=true");
+                 "Grow matrices so that neighbouring submatrices share one "
+                 "allocation; saves memory in TDNNs, best used with "
+                 "--convert-addition=true");
   opts->Register("optimize-row-ops", &optimize_row_ops,
-                 "Set to false to disable certain optimizations that act on "
-                 "operations of type *Row*.");
+                 "Simplify row-indexed commands (copy/add rows, multi-row "
+                 "and range forms) where the indexes allow; false: leave "
+                 "them as compiled");
   opts->Register("split-row-ops", &split_row_ops,
-                 "Set to false to disable an optimization that may replace "
-                 "some operations of type kCopyRowsMulti or kAddRowsMulti "
-                 "with up to two simpler operations.");
+                 "Rewrite a kCopyRowsMulti or kAddRowsMulti command as one "
+                 "or two cheaper single-source commands where possible; "
+                 "false: never");
   opts->Register("convert-addition", &convert_addition,
-                 "Set to false to disable the optimization that converts "
-                 "Add commands into Copy commands wherever possible.");
+                 "Turn an Add command whose destination is still undefined "
+                 "into a Copy command; false: keep the additions");
   opts->Register("remove-assignments", &remove_assignments,
-                 "Set to false to disable optimization that removes "
-                 "redundant assignments");
+                 "Drop copies between matrices by letting the two share "
+                 "storage (variable merging); false: keep every copy");
   opts->Register("allow-left-merge", &allow_left_merge,
-                 "Set to false to disable left-merging of variables in "
-                 "remove-assignments (obscure option)");
+                 "In --remove-assignments, allow the merged variable to take "
+                 "the source's storage (rarely worth changing)");
   opts->Register("allow-right-merge", &allow_right_merge,
-                 "Set to false to disable right-merging of variables in "
-                 "remove-assignments (obscure option)");
+                 "In --remove-assignments, allow the merged variable to take "
+                 "the destination's storage (rarely worth changing)");
   opts->Register("initialize-undefined", &initialize_undefined,
-                 "Set to false to disable optimization that avoids redundant "
-                 "zeroing");
+                 "Skip the zeroing of matrices whose first use overwrites "
+                 "them; false: always zero new matrices");
   opts->Register("move-sizing-commands", &move_sizing_commands,
-                 "Set to false to disable optimization that moves matrix "
-                 "allocation and deallocation commands to conserve memory.");
+                 "Allocate each matrix just before its first use and free it "
+                 "right after its last, to lower peak memory; false: keep the "
+                 "compiled order");
   opts->Register("allocate-from-other", &allocate_from_other,
-                 "Instead of deleting a matrix of a given size and then "
-                 "allocating a matrix of the same size, allow re-use of that "
-                 "memory");
+                 "When a matrix is freed and another of the same shape is "
+                 "allocated later, hand over the memory instead of freeing "
+                 "and allocating again");
   opts->Register("min-deriv-time", &min_deriv_time,
-                 "You can set this to the minimum t value that you want "
-                 "derivatives to be computed at when updating the model.  "
-                 "This is an optimization that saves time in the backprop "
-                 "phase for recurrent frameworks");
+                 "Frames with t below this value get no parameter "
+                 "derivatives (saves backprop time in recurrent networks; "
+                 "default: no limit)");
   opts->Register("max-deriv-time", &max_deriv_time,
-                 "You can set this to the maximum t value that you want "
-                 "derivatives to be computed at when updating the model.  "
-                 "This is an optimization that saves time in the backprop "
-                 "phase for recurrent frameworks");
+                 "Frames with t above this value get no parameter "
+                 "derivatives (saves backprop time in recurrent networks; "
+                 "default: no limit)");
   opts->Register("max-deriv-time-relative", &max_deriv_time_relative,
-                 "An alternative mechanism for setting the --max-deriv-time, "
-                 "suitable for situations where the length of the egs is "
-                 "variable.  If set, it is equivalent to setting the "
-                 "--max-deriv-time to this value plus the largest 't' value "
-                 "in any 'output' node of the computation request.");
+                 "Like --max-deriv-time, but counted from the largest t of "
+                 "the request's outputs (max-deriv-time = that t plus this "
+                 "value); for egs of varying length");
   opts->Register("snip-row-ops", &snip_row_ops,
-                 "Set this to false to disable an optimization that reduces "
-                 "the size of certain per-row operations");
+                 "Trim row-indexed commands whose index lists start or end "
+                 "with unused (-1) rows so that they touch fewer rows; "
+                 "false: never");
   opts->Register("memory-compression-level", &memory_compression_level,
-                 "This is only relevant to training, not decoding.  Set this "
-                 "to 0,1,2; higher levels are more aggressive at reducing "
-                 "memory by compressing quantities needed for backprop, "
-                 "potentially at the expense of speed and the accuracy of "
-                 "derivatives.  0 means no compression at all; 1 means "
-                 "compression that shouldn't affect results at all.");
+                 "Training only: how hard to compress values kept for "
+                 "backprop to save memory. 0: none; 1: only compression that "
+                 "leaves results unchanged; 2: also lossy compression, "
+                 "slower and with less exact derivatives");
 }
 
 bool NnetOptimizeOptions::operator==(const NnetOptimizeOptions &o) const {

@@ -14,13 +14,13 @@ namespace nnet3 {
 
 void NnetComputeProbOptions::Register(OptionsItf *opts) {
   opts->Register("debug-computation", &debug_computation,
-                 "If true, turn on debug for the actual computation (very "
-                 "verbose!)");
+                 "Log every command of the computation as it runs (produces "
+                 "a great deal of output)");
   opts->Register("compute-deriv", &compute_deriv,
                  "If true, compute derivatives w.r.t. the parameters");
   opts->Register("compute-accuracy", &compute_accuracy,
-                 "If true, compute accuracy values as well as objective "
-                 "functions");
+                 "Also report the frame accuracy (arg-max agreement with the "
+                 "supervision), beside the objective");
   opts->Register("compute-per-dim-accuracy", &compute_per_dim_accuracy,
                  "If true, compute accuracy values per-dim");
   ParseOptions optimization_opts("optimization", opts);
