@@ -8,33 +8,10 @@
 #include <limits>
 
 #include "matrix/blas.h"
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
+#include "matrix/host-memory.h"
 
 namespace nnet3 {
 
-namespace {
-
-// Computations allocate and free the same large matrices once per chunk or
-// minibatch. By default glibc serves blocks over 32 MB with mmap and returns
-// them (and the top of the heap) to the system on free, so every minibatch
-// pays for fresh zeroed pages (about 15% of a training step of the benchmark
-// TDNN). Keeping freed memory in the process makes the next allocation of the
-// same size reuse it. Done once, before the first matrix is allocated.
-void KeepFreedMemoryForReuse() {
-#ifdef __GLIBC__
-  static const bool done = [] {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-    return true;
-  }();
-  (void)done;
-#endif
-}
-
-}  // namespace
 
 // ---- Memory management ----------------------------------------------------
 
@@ -77,12 +54,9 @@ void Matrix<Real>::Resize(MatrixIndexT rows, MatrixIndexT cols,
     throw std::bad_alloc();
   MatrixIndexT stride = static_cast<MatrixIndexT>(stride64);
   size_t bytes = static_cast<size_t>(rows) * stride * sizeof(Real);
-  void *p = nullptr;
-  KeepFreedMemoryForReuse();
-  // Rows are 16-byte aligned by the stride; the start is cache-line aligned.
-  if (posix_memalign(&p, 64, bytes) != 0 || p == nullptr)
-    throw std::bad_alloc();
-  this->data_ = static_cast<Real *>(p);
+  // Rows are 16-byte aligned by the stride; the start is cache-line aligned
+  // (host-memory.h, which also keeps large freed blocks for reuse).
+  this->data_ = static_cast<Real *>(AllocateHostBlock(bytes));
   this->num_rows_ = rows;
   this->num_cols_ = cols;
   this->stride_ = stride;
@@ -91,7 +65,8 @@ void Matrix<Real>::Resize(MatrixIndexT rows, MatrixIndexT cols,
 
 template <typename Real>
 void Matrix<Real>::Destroy() {
-  std::free(this->data_);
+  FreeHostBlock(this->data_, static_cast<size_t>(this->num_rows_) *
+                                 this->stride_ * sizeof(Real));
   this->data_ = nullptr;
   this->num_rows_ = this->num_cols_ = this->stride_ = 0;
 }
@@ -136,11 +111,13 @@ void Matrix<Real>::Transpose() {
 template <typename Real>
 void Matrix<Real>::RemoveRow(MatrixIndexT i) {
   NNET3_ASSERT(i >= 0 && i < this->num_rows_);
-  for (MatrixIndexT r = i + 1; r < this->num_rows_; r++)
-    std::memcpy(this->RowData(r - 1), this->RowData(r),
+  // A fresh block of the new size: the storage's size must stay what was
+  // allocated (host-memory.h).
+  Matrix<Real> tmp(this->num_rows_ - 1, this->num_cols_, kUndefined);
+  for (MatrixIndexT r = 0; r + 1 < this->num_rows_; r++)
+    std::memcpy(tmp.RowData(r), this->RowData(r < i ? r : r + 1),
                 sizeof(Real) * this->num_cols_);
-  this->num_rows_--;
-  if (this->num_rows_ == 0) Destroy();
+  Swap(&tmp);
 }
 
 template <typename Real>

@@ -8,19 +8,10 @@
 #include <limits>
 
 #include "matrix/blas.h"
+#include "matrix/host-memory.h"
 #include "matrix/matrix.h"
 
 namespace nnet3 {
-
-namespace {
-void *AlignedAlloc(size_t bytes) {
-  void *p = nullptr;
-  if (bytes == 0) bytes = 16;
-  if (posix_memalign(&p, 16, bytes) != 0 || p == nullptr)
-    throw std::bad_alloc();
-  return p;
-}
-}  // namespace
 
 template <typename Real>
 void Vector<Real>::Resize(MatrixIndexT dim, MatrixResizeType t) {
@@ -39,7 +30,7 @@ void Vector<Real>::Resize(MatrixIndexT dim, MatrixResizeType t) {
   }
   Destroy();
   if (dim > 0) {
-    this->data_ = static_cast<Real *>(AlignedAlloc(sizeof(Real) * dim));
+    this->data_ = static_cast<Real *>(AllocateHostBlock(sizeof(Real) * dim));
     this->dim_ = dim;
     if (t == kSetZero) this->SetZero();
   }
@@ -47,7 +38,7 @@ void Vector<Real>::Resize(MatrixIndexT dim, MatrixResizeType t) {
 
 template <typename Real>
 void Vector<Real>::Destroy() {
-  std::free(this->data_);
+  FreeHostBlock(this->data_, sizeof(Real) * static_cast<size_t>(this->dim_));
   this->data_ = nullptr;
   this->dim_ = 0;
 }
@@ -61,10 +52,14 @@ void Vector<Real>::Swap(Vector<Real> *other) {
 template <typename Real>
 void Vector<Real>::RemoveElement(MatrixIndexT i) {
   NNET3_ASSERT(i >= 0 && i < this->dim_);
-  for (MatrixIndexT j = i + 1; j < this->dim_; j++)
-    this->data_[j - 1] = this->data_[j];
-  this->dim_--;
-  if (this->dim_ == 0) Destroy();
+  // A fresh block of the new size: the storage's size must stay what was
+  // allocated (host-memory.h).
+  Vector<Real> tmp(this->dim_ - 1, kUndefined);
+  if (i > 0) std::memcpy(tmp.data_, this->data_, sizeof(Real) * i);
+  if (i + 1 < this->dim_)
+    std::memcpy(tmp.data_ + i, this->data_ + i + 1,
+                sizeof(Real) * (this->dim_ - i - 1));
+  Swap(&tmp);
 }
 
 template <typename Real>

@@ -1,0 +1,128 @@
+// Tests of the matrix storage cache (matrix/host-memory.h): alignment,
+// reuse of large freed blocks for the same rounded size only, small blocks
+// bypassing the cache, release, thread safety, and Matrix/Vector storage
+// (including RemoveRow/RemoveElement, which reallocate) going through it.
+#include "matrix/host-memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "matrix/matrix.h"
+#include "matrix/vector.h"
+
+namespace nnet3 {
+namespace {
+
+class HostMemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ReleaseCachedHostBlocks(); }
+  void TearDown() override { ReleaseCachedHostBlocks(); }
+};
+
+bool Aligned64(const void *p) {
+  return reinterpret_cast<uintptr_t>(p) % 64 == 0;
+}
+
+TEST_F(HostMemoryTest, LargeBlocksAreReusedForTheSameRoundedSize) {
+  const size_t n = kMinCachedBytes + 100;
+  void *a = AllocateHostBlock(n);
+  ASSERT_TRUE(Aligned64(a));
+  std::memset(a, 1, n);
+  FreeHostBlock(a, n);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, kMinCachedBytes + 4096);
+  size_t reuses = GetHostBlockStats().reuses;
+  // Same 4 KiB-rounded size: the same block.
+  void *b = AllocateHostBlock(kMinCachedBytes + 4000);
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 0u);
+  std::memset(b, 2, kMinCachedBytes + 4000);
+  FreeHostBlock(b, kMinCachedBytes + 4000);
+  // A different rounded size never gets it.
+  void *c = AllocateHostBlock(kMinCachedBytes + 8192);
+  EXPECT_NE(c, a);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  FreeHostBlock(c, kMinCachedBytes + 8192);
+}
+
+TEST_F(HostMemoryTest, SmallBlocksBypassTheCache) {
+  void *a = AllocateHostBlock(1000);
+  ASSERT_TRUE(Aligned64(a));
+  FreeHostBlock(a, 1000);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 0u);
+  FreeHostBlock(nullptr, 12345);  // ignored
+}
+
+TEST_F(HostMemoryTest, ReleaseEmptiesTheCache) {
+  std::vector<void *> blocks;
+  for (int i = 1; i <= 4; i++) blocks.push_back(AllocateHostBlock(kMinCachedBytes * i));
+  for (int i = 1; i <= 4; i++) FreeHostBlock(blocks[i - 1], kMinCachedBytes * i);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, kMinCachedBytes * 10);
+  ReleaseCachedHostBlocks();
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 0u);
+}
+
+TEST_F(HostMemoryTest, ThreadsShareTheCacheSafely) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++)
+    threads.emplace_back([t] {
+      for (int i = 0; i < 2000; i++) {
+        size_t n = kMinCachedBytes * (1 + (i + t) % 3);
+        char *p = static_cast<char *>(AllocateHostBlock(n));
+        p[0] = p[n - 1] = static_cast<char>(t);
+        ASSERT_EQ(p[0], static_cast<char>(t));
+        FreeHostBlock(p, n);
+      }
+    });
+  for (auto &th : threads) th.join();
+  // Every block is back: at most one of each size per thread was live.
+  EXPECT_LE(GetHostBlockStats().cached_bytes, 4 * kMinCachedBytes * 6);
+}
+
+TEST_F(HostMemoryTest, MatricesAndVectorsUseIt) {
+  // 300 x 200 floats = 240,000 bytes: a cached size.
+  { Matrix<float> m(300, 200); m.Set(1.0f); }
+  size_t cached = GetHostBlockStats().cached_bytes;
+  EXPECT_GE(cached, 300u * 200u * sizeof(float));
+  size_t reuses = GetHostBlockStats().reuses;
+  {
+    Matrix<float> m(300, 200, kUndefined);
+    EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+    m.SetZero();
+    EXPECT_EQ(m.Sum(), 0.0f);
+  }
+  { Vector<double> v(40000); v.Set(2.0); EXPECT_EQ(v.Sum(), 80000.0); }
+  EXPECT_GT(GetHostBlockStats().cached_bytes, cached);
+}
+
+TEST_F(HostMemoryTest, RemoveRowAndElementKeepTheBlockSizeRight) {
+  Matrix<float> m(300, 200);
+  for (int r = 0; r < 300; r++) m.Row(r).Set(static_cast<float>(r));
+  m.RemoveRow(5);
+  ASSERT_EQ(m.NumRows(), 299);
+  EXPECT_EQ(m(4, 0), 4.0f);
+  EXPECT_EQ(m(5, 199), 6.0f);
+  EXPECT_EQ(m(298, 7), 299.0f);
+  Vector<float> v(70000);
+  for (int i = 0; i < 70000; i++) v(i) = static_cast<float>(i);
+  v.RemoveElement(0);
+  ASSERT_EQ(v.Dim(), 69999);
+  EXPECT_EQ(v(0), 1.0f);
+  EXPECT_EQ(v(69998), 69999.0f);
+  m.Resize(0, 0);
+  v.Resize(0);
+  // The freed blocks were returned with the sizes they were allocated
+  // with, so a full-size matrix can take one of them and fill it.
+  size_t reuses = GetHostBlockStats().reuses;
+  Matrix<float> big(300, 200, kUndefined);
+  big.Set(3.0f);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  EXPECT_EQ(big.Sum(), 3.0f * 300 * 200);
+}
+
+}  // namespace
+}  // namespace nnet3
