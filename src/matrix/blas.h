@@ -7,6 +7,7 @@
 
 #include <cblas.h>
 
+#include "base/profile.h"
 #include "matrix/common.h"
 
 namespace nnet3 {
@@ -19,33 +20,39 @@ inline CBLAS_TRANSPOSE Trans(MatrixTransposeType t) {
 inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc) {
+  ProfileScope scope("GEMM");
   cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }
 inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  int k, double alpha, const double *a, int lda,
                  const double *b, int ldb, double beta, double *c, int ldc) {
+  ProfileScope scope("GEMM");
   cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }
 inline void gemv(MatrixTransposeType t, int m, int n, float alpha,
                  const float *a, int lda, const float *x, int incx,
                  float beta, float *y, int incy) {
+  ProfileScope scope("GEMV/GER");
   cblas_sgemv(CblasRowMajor, Trans(t), m, n, alpha, a, lda, x, incx, beta, y,
               incy);
 }
 inline void gemv(MatrixTransposeType t, int m, int n, double alpha,
                  const double *a, int lda, const double *x, int incx,
                  double beta, double *y, int incy) {
+  ProfileScope scope("GEMV/GER");
   cblas_dgemv(CblasRowMajor, Trans(t), m, n, alpha, a, lda, x, incx, beta, y,
               incy);
 }
 inline void ger(int m, int n, float alpha, const float *x, int incx,
                 const float *y, int incy, float *a, int lda) {
+  ProfileScope scope("GEMV/GER");
   cblas_sger(CblasRowMajor, m, n, alpha, x, incx, y, incy, a, lda);
 }
 inline void ger(int m, int n, double alpha, const double *x, int incx,
                 const double *y, int incy, double *a, int lda) {
+  ProfileScope scope("GEMV/GER");
   cblas_dger(CblasRowMajor, m, n, alpha, x, incx, y, incy, a, lda);
 }
 inline void axpy(int n, float alpha, const float *x, int incx, float *y,

@@ -12,14 +12,19 @@
 // parameter-gradient product (out x rows) * (rows x in). Training and
 // GEMM-only runs alternate; the best of each is compared.
 // Usage: train-bench [--config=PATH] [--minibatch=256] [--num-minibatches=8]
-//                    [--reps=2] [--threads=1]
+//                    [--reps=2] [--threads=1] [--profile]
+// --profile adds one more pass under a Profiler (base/profile.h) and prints
+// where its time went: per command type and component type, GEMM,
+// GEMV/GER and natural gradient each charged exclusively.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/log.h"
+#include "base/profile.h"
 #include "base/timer.h"
 #include "nnet3/components/tdnn.h"
 #include "nnet3/egs/example-utils.h"
@@ -109,6 +114,7 @@ NnetExample MakeMinibatch(const Nnet &nnet, int32 minibatch, int32 left,
 int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1;
+  bool profile = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a.rfind("--config=", 0) == 0) config = a.substr(9);
@@ -117,6 +123,7 @@ int Main(int argc, char *argv[]) {
       num_minibatches = atoi(a.c_str() + 18);
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
+    else if (a == "--profile") profile = true;
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
@@ -175,6 +182,22 @@ int Main(int argc, char *argv[]) {
   printf("  GEMM-only: %.3f s  %.1f frames/s (%.1f GFLOP/s)\n", best_gemm,
          frames_per_pass / best_gemm, flops * num_minibatches / best_gemm / 1e9);
   printf("  ratio training / GEMM-only: %.3f\n", best_train / best_gemm);
+  if (profile) {
+    Nnet model(nnet);
+    NnetTrainer trainer(opts, &model);
+    trainer.Train(minibatches[0]);
+    Profiler profiler;
+    SetVerboseLevel(-1);
+    {
+      ProfilerActivation active(&profiler);
+      ProfileScope rest("trainer outside the computation");
+      for (const NnetExample &eg : minibatches) trainer.Train(eg);
+    }
+    SetVerboseLevel(0);
+    std::ostringstream os;
+    profiler.PrintTable(os, "  profile of one more pass (exclusive times):");
+    printf("%s", os.str().c_str());
+  }
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "base/profile.h"
 #include "base/random.h"
 
 namespace nnet3 {
@@ -251,6 +252,7 @@ void OnlineNaturalGradient::Init(const CuMatrixBase<BaseFloat> &X0) {
 
 void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
                                                    BaseFloat *scale) {
+  ProfileScope profile("natural gradient");
   if (X->NumCols() == 1 || X->NumRows() == 0) {
     // One dimension: the rescaled preconditioned direction is the input.
     if (scale != nullptr) *scale = 1.0;

@@ -16,11 +16,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <unordered_map>
 
 #include "base/log.h"
+#include "base/profile.h"
 
 namespace nnet3 {
 
@@ -382,6 +384,8 @@ void NnetComputer::ExecuteCommand() {
   const NnetComputation::Command &c =
       computation_.commands[program_counter_];
   int32 command_index = program_counter_;
+  std::optional<ProfileScope> profile;
+  if (ActiveProfiler() != nullptr) profile.emplace(ProfileCategory(c));
   try {
     ExecuteCommandInternal(c);
   } catch (const UserError &e) {
@@ -389,6 +393,17 @@ void NnetComputer::ExecuteCommand() {
               << ": " << e.message();
   }
   if (c.command_type != kGotoLabel) program_counter_++;
+}
+
+std::string NnetComputer::ProfileCategory(
+    const NnetComputation::Command &c) const {
+  std::string type = CommandTypeToString(c.command_type);
+  if ((c.command_type == kPropagate || c.command_type == kBackprop ||
+       c.command_type == kBackpropNoModelUpdate) &&
+      c.arg1 >= 0 && c.arg1 < nnet_.NumComponents())
+    return nnet_.GetComponent(c.arg1)->Type() +
+           (c.command_type == kPropagate ? " propagate" : " backprop");
+  return type;
 }
 
 std::string NnetComputer::CommandDescription(int32 command_index) const {

@@ -145,6 +145,9 @@ class NnetComputer {
   // ran holds NaN or inf.
   void CheckWrittenSubmatrices(int32 command_index);
   std::string CommandDescription(int32 command_index) const;
+  // The profiler category of a command: "<ComponentType> propagate" or
+  // "... backprop" for component commands, else the command type.
+  std::string ProfileCategory(const NnetComputation::Command &c) const;
 
   NnetComputeOptions options_;
   const NnetComputation &computation_;

@@ -11,6 +11,7 @@
 
 #include "base/io.h"
 #include "base/log.h"
+#include "base/profile.h"
 #include "base/timer.h"
 #include "nnet3/compile/shortcut.h"
 #include "nnet3/nnet/nnet-utils.h"
@@ -144,6 +145,7 @@ CachingOptimizingCompiler::CachingOptimizingCompiler(
 
 std::shared_ptr<const NnetComputation> CachingOptimizingCompiler::Compile(
     const ComputationRequest &request) {
+  ProfileScope profile("compilation and cache lookup");
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(request);
