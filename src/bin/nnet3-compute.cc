@@ -1,9 +1,18 @@
 // bin/nnet3-compute.cc
 // Runs features through a raw network (or the network of a .mdl) and writes
 // the output per utterance, chunk by chunk as Kaldi's nnet3-compute does.
-// Our addition: --read-cache / --write-cache keep the compiled (and
-// optimized) computations on disk between runs.
+// Our additions: --read-cache / --write-cache keep the compiled (and
+// optimized) computations on disk between runs; --num-threads=N computes N
+// utterances at once (one NnetComputer each, sharing the network and the
+// compiled computations) and writes them in input order, byte-identical to
+// one thread.
 #include <sys/stat.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <thread>
+#include <vector>
 
 #include "bin/cli.h"
 #include "bin/inference-tool.h"
@@ -13,7 +22,50 @@
 #include "util/stream.h"
 #include "util/table.h"
 
+extern "C" void openblas_set_num_threads(int);
+
 namespace nnet3 {
+
+namespace {
+
+// One utterance on its way through the tool; the inputs are copies, since
+// the readers' values change with the next utterance.
+struct UttJob {
+  std::string utt;
+  Matrix<BaseFloat> features, online_ivectors, output;
+  Vector<BaseFloat> ivector;
+  bool has_ivector = false, has_online_ivectors = false;
+  std::exception_ptr error;
+};
+
+void ComputeUtterance(const NnetSimpleComputationOptions &opts,
+                      const Nnet &nnet, const Vector<BaseFloat> &priors,
+                      int32 online_ivector_period, bool apply_exp,
+                      CachingOptimizingCompiler *compiler, UttJob *job) {
+  try {
+    DecodableNnetSimple decodable(
+        opts, nnet, priors, job->features, compiler,
+        job->has_ivector ? &job->ivector : nullptr,
+        job->has_online_ivectors ? &job->online_ivectors : nullptr,
+        online_ivector_period);
+    job->output.Resize(decodable.NumFrames(), decodable.OutputDim());
+    for (int32 t = 0; t < decodable.NumFrames(); t++) {
+      SubVector<BaseFloat> row(job->output, t);
+      decodable.GetOutputForFrame(t, &row);
+    }
+    if (apply_exp) job->output.ApplyExp();
+  } catch (const UserError &e) {
+    try {
+      NNET3_ERR << "Utterance " << job->utt << ": " << e.message();
+    } catch (...) {
+      job->error = std::current_exception();
+    }
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+}
+
+}  // namespace
 
 int Nnet3Compute(int argc, char *argv[]) {
   const char *usage =
@@ -30,6 +82,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   opts.acoustic_scale = 1.0;  // nnet3-compute does no scaling by default
   InferenceToolOptions tool_opts;
   std::string cache_rxfilename, cache_wxfilename;
+  int32 num_threads = 1;
   opts.Register(&po);
   tool_opts.Register(&po);
   po.Register("read-cache", &cache_rxfilename,
@@ -40,9 +93,18 @@ int Nnet3Compute(int argc, char *argv[]) {
   po.Register("write-cache", &cache_wxfilename,
               "If set, write the compiled computations to this file at the "
               "end (for --read-cache in a later run)");
+  po.Register("num-threads", &num_threads,
+              "Compute this many utterances at once, each on its own "
+              "thread (output identical to 1 thread). Above 1, BLAS runs "
+              "single-threaded unless OPENBLAS_NUM_THREADS is set");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
+  if (num_threads < 1)
+    NNET3_ERR << "Invalid --num-threads=" << num_threads << " (must be >= 1)";
   tool_opts.Apply();
+  if (num_threads > 1 && std::getenv("OPENBLAS_NUM_THREADS") == nullptr &&
+      std::getenv("OMP_NUM_THREADS") == nullptr)
+    openblas_set_num_threads(1);
 
   std::string nnet_rxfilename = po.GetArg(1),
               feature_rspecifier = po.GetArg(2),
@@ -72,6 +134,31 @@ int Nnet3Compute(int argc, char *argv[]) {
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
+  // Batches of utterances: computed on num_threads threads, written in
+  // input order.
+  const size_t batch_size = num_threads == 1 ? 1 : 4 * num_threads;
+  std::vector<UttJob> batch;
+  auto flush = [&]() {
+    std::atomic<size_t> next(0);
+    auto work = [&]() {
+      for (size_t j = next++; j < batch.size(); j = next++)
+        ComputeUtterance(opts, nnet, priors, tool_opts.online_ivector_period,
+                         tool_opts.apply_exp, &compiler, &batch[j]);
+    };
+    std::vector<std::thread> threads;
+    for (int32 t = 1; t < num_threads && static_cast<size_t>(t) < batch.size();
+         t++)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &th : threads) th.join();
+    for (UttJob &job : batch) {
+      if (job.error) std::rethrow_exception(job.error);
+      matrix_writer.Write(job.utt, job.output);
+      frame_count += job.features.NumRows();
+      num_success++;
+    }
+    batch.clear();
+  };
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {
     std::string utt = feature_reader.Key();
@@ -82,24 +169,21 @@ int Nnet3Compute(int argc, char *argv[]) {
       num_fail++;
       continue;
     }
-    Matrix<BaseFloat> output;
-    try {
-      DecodableNnetSimple decodable(opts, nnet, priors, features, &compiler,
-                                    ivector, online_ivectors,
-                                    tool_opts.online_ivector_period);
-      output.Resize(decodable.NumFrames(), decodable.OutputDim());
-      for (int32 t = 0; t < decodable.NumFrames(); t++) {
-        SubVector<BaseFloat> row(output, t);
-        decodable.GetOutputForFrame(t, &row);
-      }
-    } catch (const UserError &e) {
-      NNET3_ERR << "Utterance " << utt << ": " << e.message();
+    batch.emplace_back();
+    UttJob &job = batch.back();
+    job.utt = utt;
+    job.features = features;
+    if (ivector != nullptr) {
+      job.ivector = *ivector;
+      job.has_ivector = true;
     }
-    if (tool_opts.apply_exp) output.ApplyExp();
-    matrix_writer.Write(utt, output);
-    frame_count += features.NumRows();
-    num_success++;
+    if (online_ivectors != nullptr) {
+      job.online_ivectors = *online_ivectors;
+      job.has_online_ivectors = true;
+    }
+    if (batch.size() >= batch_size) flush();
   }
+  flush();
   double elapsed = timer.Elapsed();
   NNET3_LOG << "Time taken " << elapsed
             << "s: real-time factor assuming 100 frames/sec is "

@@ -289,6 +289,35 @@ TEST_F(ComputeCli, ChunkingInvariantNetworksGiveTheSameOutputsForAnyChunking) {
   }
 }
 
+TEST_F(ComputeCli, ThreadsGiveTheSameBytesInInputOrder) {
+  // Utterances of many lengths, so that the threads finish out of order.
+  Write("nnet.config", kConfig);
+  std::vector<int32> lengths;
+  for (int32 i = 0; i < 23; i++) lengths.push_back(1 + (i * 37) % 300);
+  Write("feats.txt", Features(lengths, 4));
+  CommandResult r = Run(
+      "nnet3-init nnet.config nnet.raw && "
+      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark:one.ark && "
+      "nnet3-compute --use-gpu=no --num-threads=3 nnet.raw ark,t:feats.txt "
+      "ark:three.ark && "
+      "nnet3-compute --use-gpu=no --num-threads=2 --frames-per-chunk=13 "
+      "--large-chunk-size=0 nnet.raw ark,t:feats.txt ark:two13.ark && "
+      "nnet3-compute --use-gpu=no --frames-per-chunk=13 --large-chunk-size=0 "
+      "nnet.raw ark,t:feats.txt ark:one13.ark && "
+      "cmp one.ark three.ark && cmp one13.ark two13.ark");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto got = ReadArchive("three.ark");
+  ASSERT_EQ(got.size(), lengths.size());
+  for (size_t u = 0; u < lengths.size(); u++)
+    EXPECT_EQ(got[u].second.NumRows(), lengths[u]) << "utterance " << u;
+  CommandResult bad = Run(
+      "nnet3-compute --use-gpu=no --num-threads=0 nnet.raw ark,t:feats.txt "
+      "ark:zero.ark");
+  EXPECT_NE(bad.exit_status, 0);
+  EXPECT_NE(bad.err.find("Invalid --num-threads=0"), std::string::npos)
+      << bad.err;
+}
+
 TEST_F(ComputeCli, FramesPerChunkIsRoundedToTheSubsamplingFactor) {
   Write("nnet.config", kConfig);
   Write("feats.txt", Features({10}, 4));
