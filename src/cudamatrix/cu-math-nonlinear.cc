@@ -4,6 +4,7 @@
 #include "cudamatrix/cu-math-nonlinear.h"
 
 #include <cmath>
+#include <vector>
 
 namespace nnet3 {
 namespace cu {
@@ -147,11 +148,18 @@ void ColumnDotProducts(Real alpha, const CuMatrixBase<Real> &A,
   NNET3_ASSERT(SameDim(A, B) && v->Dim() == A.NumCols());
   const MatrixBase<Real> &a = A.Mat(), &b = B.Mat();
   VectorBase<Real> &out = v->Vec();
-  for (int32 c = 0; c < a.NumCols(); c++) {
-    Real sum = 0.0;
-    for (int32 i = 0; i < a.NumRows(); i++) sum += a(i, c) * b(i, c);
-    out(c) = alpha * sum;
+  // Row by row, one running sum per column: each column's sum takes its
+  // terms in the same order as a column-by-column loop (so the same
+  // rounding), but the matrices are read in memory order and the inner loop
+  // vectorizes.
+  const int32 cols = a.NumCols();
+  std::vector<Real> sum(cols, Real(0));
+  Real *s = sum.data();
+  for (int32 i = 0; i < a.NumRows(); i++) {
+    const Real *ar = a.RowData(i), *br = b.RowData(i);
+    for (int32 c = 0; c < cols; c++) s[c] += ar[c] * br[c];
   }
+  for (int32 c = 0; c < cols; c++) out(c) = alpha * s[c];
 }
 
 template <typename Real>
