@@ -137,7 +137,8 @@ void Compiler::CreateStepInfo(const std::vector<bool> &deriv_needed,
       if (node.node_type == kComponent) {
         int32 props = nnet_.GetComponent(node.component_index)->Properties();
         if (props & kOutputContiguous) stride = kStrideEqualNumCols;
-      } else if (step + 1 < num_steps && nnet_.IsComponentNode(node_index + 1) &&
+      } else if (step + 1 < num_steps && node_index + 1 < nnet_.NumNodes() &&
+                 nnet_.IsComponentNode(node_index + 1) &&
                  node.node_type == kDescriptor &&
                  !nnet_.IsOutputNode(node_index)) {
         int32 props = nnet_.GetComponent(

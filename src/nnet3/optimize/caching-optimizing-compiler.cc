@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/profile.h"
 #include "base/timer.h"
+#include "nnet3/analyze/validate.h"
 #include "nnet3/compile/shortcut.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "util/stream.h"
@@ -218,53 +219,14 @@ int32 CachingOptimizingCompiler::NumCached() const {
   return static_cast<int32>(cache_.size());
 }
 
-void CachingOptimizingCompiler::CheckCachedEntry(
-    const ComputationRequest &request,
-    const NnetComputation &computation) const {
-  for (const IoSpecification &spec : request.inputs) {
-    int32 node = nnet_.GetNodeIndex(spec.name);
-    if (node < 0 || !nnet_.IsInputNode(node))
-      NNET3_ERR << "a cached request has input '"
-                << PrintableString(spec.name)
-                << "', which is not an input node of the network";
-  }
-  for (const IoSpecification &spec : request.outputs) {
-    int32 node = nnet_.GetNodeIndex(spec.name);
-    if (node < 0 || !nnet_.IsOutputNode(node))
-      NNET3_ERR << "a cached request has output '"
-                << PrintableString(spec.name)
-                << "', which is not an output node of the network";
-  }
-  for (size_t i = 0; i < computation.commands.size(); i++) {
-    const NnetComputation::Command &c = computation.commands[i];
-    switch (c.command_type) {
-      case kPropagate:
-      case kBackprop:
-      case kBackpropNoModelUpdate:
-        if (c.arg1 < 0 || c.arg1 >= nnet_.NumComponents())
-          NNET3_ERR << "command " << i << " of a cached computation uses "
-                    << "component " << c.arg1 << ", but the network has "
-                    << nnet_.NumComponents() << " components";
-        break;
-      case kAcceptInput:
-      case kProvideOutput:
-        if (c.arg2 < 0 || c.arg2 >= nnet_.NumNodes())
-          NNET3_ERR << "command " << i << " of a cached computation uses "
-                    << "node " << c.arg2 << ", but the network has "
-                    << nnet_.NumNodes() << " nodes";
-        break;
-      default:
-        break;
-    }
-  }
-}
-
 void CachingOptimizingCompiler::ReadCacheInternal(std::istream &is,
                                                   bool binary,
                                                   const std::string &what) {
   typedef std::pair<ComputationRequest, std::shared_ptr<NnetComputation> >
       CachedPair;
   std::vector<CachedPair> entries;
+  int32 num_invalid = 0;
+  std::string first_problem;
   try {
     ExpectToken(is, binary, "<ComputationCache>");
     ExpectToken(is, binary, "<Version>");
@@ -294,7 +256,17 @@ void CachingOptimizingCompiler::ReadCacheInternal(std::istream &is,
       request.Read(is, binary);
       auto computation = std::make_shared<NnetComputation>();
       computation->Read(is, binary);
-      CheckCachedEntry(request, *computation);
+      // An entry that reads but does not validate is dropped (its request
+      // is compiled again when it comes up); only the first problem is
+      // reported, in one warning below.
+      try {
+        ValidateComputation(nnet_, request, *computation);
+      } catch (const UserError &e) {
+        if (num_invalid++ == 0)
+          first_problem = "cached computation " + std::to_string(i) +
+                          " in " + what + ", " + e.message();
+        continue;
+      }
       entries.emplace_back(std::move(request), std::move(computation));
     }
     ExpectToken(is, binary, "</ComputationCache>");
@@ -302,6 +274,10 @@ void CachingOptimizingCompiler::ReadCacheInternal(std::istream &is,
     NNET3_ERR << "Corrupt computation cache in " << what << ": "
               << e.message();
   }
+  if (num_invalid > 0)
+    NNET3_WARN << "Ignoring " << num_invalid << " invalid computation"
+               << (num_invalid == 1 ? "" : "s") << " read from " << what
+               << " (they will be recompiled): " << first_problem;
   std::lock_guard<std::mutex> lock(mutex_);
   cache_.clear();
   mru_.clear();

@@ -80,8 +80,16 @@ class CachingOptimizingCompiler {
   // structure and these options, the cache then holds its entries (the
   // first most recently used, at most cache_capacity) and nothing else;
   // otherwise a warning is logged, the rest of the stream is left unread
-  // and the cache is left as it was. A malformed cache is an error
-  // (UserError) and also leaves the cache as it was.
+  // and the cache is left as it was. A malformed cache (one that does not
+  // parse) is an error (UserError) and also leaves the cache as it was.
+  // Every entry that parses is then validated against this network and its
+  // request (ValidateComputation, nnet3/analyze/validate.h) before it is
+  // used: entries that fail are dropped, so their requests are compiled
+  // again when they come up, and one warning names how many were dropped
+  // and the first problem ("cached computation 3 in foo.cache, command c17
+  // (kMatrixCopy): source submatrix index 912 is out of range (the
+  // computation has 40 submatrices)"; entries are numbered from 0 in file
+  // order).
   void ReadCache(std::istream &is, bool binary);
   // Writes the cache in the format above.
   void WriteCache(std::ostream &os, bool binary) const;
@@ -102,10 +110,6 @@ class CachingOptimizingCompiler {
   // 'what' names the source in messages ("file.cache", "the stream").
   void ReadCacheInternal(std::istream &is, bool binary,
                          const std::string &what);
-  // Errors if a cached request or computation refers to nodes or
-  // components this network does not have.
-  void CheckCachedEntry(const ComputationRequest &request,
-                        const NnetComputation &computation) const;
   // Adds an entry at the front; the caller holds mutex_ and has checked
   // that 'request' is not cached.
   void InsertLocked(const ComputationRequest &request,

@@ -4,7 +4,9 @@
 // (round trips through streams and files give identical computations and
 // only hits; a cache for another network structure or other options is
 // ignored with a warning; parameters alone do not matter; a truncated or
-// damaged cache is an error naming the file), the time of a hit, and
+// unparseable cache is an error naming the file; an entry that parses but
+// does not validate is dropped with one warning and recompiled; see
+// validate-test.cc for the validation itself), the time of a hit, and
 // concurrent use from four threads.
 #include <gtest/gtest.h>
 
@@ -315,7 +317,9 @@ TEST(CachingOptimizingCompiler, DamagedCacheIsAnErrorNamingTheFile) {
     }
     EXPECT_EQ(reader.NumCached(), 1);
   }
-  // A computation that uses a component this network lacks.
+  // A computation that uses a component this network lacks parses but does
+  // not validate: it is dropped with one warning naming the entry and the
+  // command, the other entry is kept, and its request is compiled again.
   std::string text = CacheBytes(writer, false);
   size_t pos = text.find("<Cmd> kPropagate\n");
   ASSERT_NE(pos, std::string::npos);
@@ -324,13 +328,26 @@ TEST(CachingOptimizingCompiler, DamagedCacheIsAnErrorNamingTheFile) {
   size_t end = text.find(' ', pos + 7);
   text.replace(pos + 7, end - (pos + 7), "17");
   std::istringstream is(text);
-  try {
+  {
+    WarningCollector warnings;
     reader.ReadCache(is, false);
-    ADD_FAILURE() << "no error for a bad component index";
-  } catch (const UserError &e) {
-    EXPECT_NE(e.message().find("uses component 17"), std::string::npos)
-        << e.message();
+    EXPECT_EQ(warnings.NumLines(), 1u) << warnings.Text();
+    EXPECT_NE(warnings.Text().find(
+                  "Ignoring 1 invalid computation read from the stream (they "
+                  "will be recompiled): cached computation 0 in the stream, "
+                  "command c"),
+              std::string::npos)
+        << warnings.Text();
+    EXPECT_NE(warnings.Text().find("(kPropagate): component index 17 is out "
+                                   "of range (the network has 3 components)"),
+              std::string::npos)
+        << warnings.Text();
   }
+  EXPECT_EQ(reader.NumCached(), 1);
+  int64 compilations = reader.NumCompilations();
+  reader.Compile(MakeRequest(6, 3));  // entry 0, the most recently used
+  reader.Compile(MakeRequest(5));
+  EXPECT_EQ(reader.NumCompilations(), compilations + 1);
   // A file that is not there.
   EXPECT_THROW(reader.ReadCacheFile(dir.File("missing.cache")), UserError);
 }

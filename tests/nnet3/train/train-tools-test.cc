@@ -6,6 +6,8 @@
 //  - bad inputs, each with its message and exit status 1: egs whose
 //    dimensions do not fit the model, egs for an output the model does not
 //    have, NaN in the features (named with the key), truncated egs;
+//  - a --read-cache file with an invalid computation: one warning, the
+//    computation is recompiled, the model is unchanged;
 //  - kill -9 while nnet3-train writes its model leaves the previous model
 //    in place, byte for byte;
 //  - nnet3-compute-from-egs, nnet3-average, nnet3-combine and
@@ -127,6 +129,52 @@ TEST(TrainToolsTest, ComputationCacheRoundTrip) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(r.err.find("Read computation cache from c.cache"),
             std::string::npos)
+      << r.err;
+  EXPECT_EQ(ReadFile(tmp.File("a.raw")), ReadFile(tmp.File("b.raw")));
+}
+
+TEST(TrainToolsTest, InvalidCacheEntryIsRecompiledWithOneWarning) {
+  // A cache whose first computation has an out-of-range submatrix index
+  // (its first kAllocMatrix made to name submatrix 912): one
+  // warning naming the entry and the command, the computation is compiled
+  // again and the model is the same as without the cache.
+  TempDir tmp;
+  std::string args = TrainData() + "/affine.raw ark:" + TrainData() +
+                     "/affine.mb3.ark ";
+  CommandResult r = RunCommand(
+      "nnet3-train --use-gpu=no --write-cache=c.cache " + args + "a.raw",
+      tmp.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::string bytes = ReadFile(tmp.File("c.cache"));
+  // Binary command: "<Cmd> ", then (size byte 4, int32) type, (4, float)
+  // alpha, (4, int32) argument count, the int32 arguments.
+  const std::string alloc("<Cmd> \x04\x00\x00\x00\x00", 11);
+  size_t pos = bytes.find(alloc);
+  ASSERT_NE(pos, std::string::npos);
+  // ... in the first entry.
+  size_t second = bytes.find("<ComputationRequest>",
+                             bytes.find("<ComputationRequest>") + 1);
+  ASSERT_TRUE(second == std::string::npos || pos < second);
+  pos += 6 + 15;  // arg1
+  ASSERT_LE(pos + 4, bytes.size());
+  const int32 bad_index = 912;
+  bytes.replace(pos, 4, reinterpret_cast<const char *>(&bad_index), 4);
+  WriteFile(tmp.File("bad.cache"), bytes);
+  r = RunCommand("nnet3-train --use-gpu=no --read-cache=bad.cache " + args +
+                     "b.raw",
+                 tmp.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  size_t num_warnings = 0;
+  for (size_t p = r.err.find("WARNING"); p != std::string::npos;
+       p = r.err.find("WARNING", p + 1))
+    num_warnings++;
+  EXPECT_EQ(num_warnings, 1u) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("Ignoring 1 invalid computation read from bad.cache "
+                        "\\(they will be recompiled\\): cached computation 0 "
+                        "in bad.cache, command c[0-9]+ \\(kAllocMatrix\\): matrix "
+                        "submatrix index 912 is out of range \\(the "
+                        "computation has [0-9]+ submatrices\\)")))
       << r.err;
   EXPECT_EQ(ReadFile(tmp.File("a.raw")), ReadFile(tmp.File("b.raw")));
 }
