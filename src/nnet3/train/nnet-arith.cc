@@ -156,6 +156,14 @@ void ResetGenerators(uint64 seed, Nnet *nnet) {
   }
 }
 
+void FreezeNaturalGradient(bool freeze, Nnet *nnet) {
+  for (int32 c = 0; c < nnet->NumComponents(); c++) {
+    UpdatableComponent *uc =
+        dynamic_cast<UpdatableComponent *>(nnet->GetComponent(c));
+    if (uc != nullptr) uc->FreezeNaturalGradient(freeze);
+  }
+}
+
 bool HasBatchnorm(const Nnet &nnet) {
   for (int32 c = 0; c < nnet.NumComponents(); c++)
     if (dynamic_cast<const BatchNormComponent *>(nnet.GetComponent(c)))

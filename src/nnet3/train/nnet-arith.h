@@ -54,6 +54,10 @@ void SetNnetAsGradient(Nnet *nnet);
 // Reseeds the generator of every random (dropout) component: component c
 // gets seed + c.
 void ResetGenerators(uint64 seed, Nnet *nnet);
+// FreezeNaturalGradient(freeze) on every updatable component: while frozen,
+// natural-gradient components precondition with their current estimate and
+// do not update it (used by backstitch's first step).
+void FreezeNaturalGradient(bool freeze, Nnet *nnet);
 // True if any component is a BatchNormComponent.
 bool HasBatchnorm(const Nnet &nnet);
 // Checks that two networks have the same components (number, names, types)

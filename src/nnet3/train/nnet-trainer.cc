@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include "base/random.h"
+
 #include "nnet3/egs/example-utils.h"
 #include "nnet3/train/max-change.h"
 #include "nnet3/train/nnet-arith.h"
@@ -39,6 +41,15 @@ void NnetTrainerOptions::Register(OptionsItf *opts) {
                  "Largest Euclidean norm of one minibatch's change to the "
                  "whole model; bigger changes are scaled down to it (0: no "
                  "limit)");
+  opts->Register("backstitch-training-scale", &backstitch_training_scale,
+                 "Backstitch strength alpha: each selected minibatch first "
+                 "moves the model by -alpha times its gradient, then by "
+                 "(1 + alpha) times the gradient at that point (0: plain "
+                 "SGD)");
+  opts->Register("backstitch-training-interval",
+                 &backstitch_training_interval,
+                 "With --backstitch-training-scale > 0, use backstitch on "
+                 "one minibatch in this many (the others get plain SGD)");
   opts->Register("read-cache", &read_cache,
                  "The location from which to read the cached computation.");
   opts->Register("write-cache", &write_cache,
@@ -58,6 +69,15 @@ void NnetTrainerOptions::Check() const {
     NNET3_ERR << "--momentum must be in [0, 1), got " << momentum;
   if (!(max_param_change >= 0.0))
     NNET3_ERR << "--max-param-change must be >= 0, got " << max_param_change;
+  if (!(backstitch_training_scale >= 0.0))
+    NNET3_ERR << "--backstitch-training-scale must be >= 0, got "
+              << backstitch_training_scale;
+  if (backstitch_training_interval <= 0)
+    NNET3_ERR << "--backstitch-training-interval must be > 0, got "
+              << backstitch_training_interval;
+  if (backstitch_training_scale > 0.0 && momentum != 0.0)
+    NNET3_ERR << "--backstitch-training-scale cannot be combined with "
+                 "--momentum (got momentum " << momentum << ")";
   if (!(batchnorm_stats_scale >= 0.0 && batchnorm_stats_scale <= 1.0))
     NNET3_ERR << "--batchnorm-stats-scale must be in [0, 1], got "
               << batchnorm_stats_scale;
@@ -166,6 +186,9 @@ NnetTrainer::NnetTrainer(const NnetTrainerOptions &config, Nnet *nnet)
   ScaleNnet(0.0, delta_nnet_.get());
   num_max_change_per_component_applied_.assign(
       NumUpdatableComponents(*delta_nnet_), 0);
+  // Drawn only when needed, so that plain SGD leaves the random stream as
+  // it was.
+  if (config_.backstitch_training_scale > 0.0) srand_seed_ = RandInt(0, 100000);
   if (!config_.read_cache.empty()) {
     struct stat st;
     if (ClassifyRxfilename(config_.read_cache) == kFileInput &&
@@ -194,15 +217,38 @@ void NnetTrainer::Train(const NnetExample &eg) {
                         &request);
   std::shared_ptr<const NnetComputation> computation =
       compiler_.Compile(request);
-  {
-    // Statistics go to nnet_ itself; the gradient to delta_nnet_.
-    NnetComputer computer(config_.compute_config, *computation, nnet_,
-                          delta_nnet_.get());
-    ProvideInputs(*nnet_, eg, &computer);
-    computer.Run();
-    ProcessOutputs(eg, &computer);
-    computer.Run();
+  const int32 interval = config_.backstitch_training_interval;
+  if (config_.backstitch_training_scale > 0.0 &&
+      num_minibatches_processed_ % interval == srand_seed_ % interval) {
+    const uint64 seed = static_cast<uint64>(srand_seed_) +
+                        static_cast<uint64>(num_minibatches_processed_);
+    FreezeNaturalGradient(true, delta_nnet_.get());
+    ResetGenerators(seed, nnet_);
+    TrainBackstitchStep(eg, *computation, true);
+    FreezeNaturalGradient(false, delta_nnet_.get());
+    ResetGenerators(seed, nnet_);  // the same dropout masks again
+    TrainBackstitchStep(eg, *computation, false);
+  } else {
+    TrainConventional(eg, *computation);
   }
+  num_minibatches_processed_++;
+}
+
+void NnetTrainer::ForwardBackward(const NnetExample &eg,
+                                  const NnetComputation &computation,
+                                  const std::string &suffix) {
+  // Statistics go to nnet_ itself; the gradient to delta_nnet_.
+  NnetComputer computer(config_.compute_config, computation, nnet_,
+                        delta_nnet_.get());
+  ProvideInputs(*nnet_, eg, &computer);
+  computer.Run();
+  ProcessOutputs(eg, &computer, suffix);
+  computer.Run();
+}
+
+void NnetTrainer::TrainConventional(const NnetExample &eg,
+                                    const NnetComputation &computation) {
+  ForwardBackward(eg, computation, "");
   ApplyL2Regularization(
       *nnet_, GetNumNvalues(eg.io) * config_.l2_regularize_factor,
       delta_nnet_.get());
@@ -213,11 +259,37 @@ void NnetTrainer::Train(const NnetExample &eg) {
   ScaleBatchnormStats(config_.batchnorm_stats_scale, nnet_);
   ConstrainOrthonormal(nnet_);
   ScaleNnet(success ? config_.momentum : 0.0, delta_nnet_.get());
-  num_minibatches_processed_++;
+}
+
+void NnetTrainer::TrainBackstitchStep(const NnetExample &eg,
+                                      const NnetComputation &computation,
+                                      bool first) {
+  const BaseFloat alpha = config_.backstitch_training_scale;
+  ForwardBackward(eg, computation, first ? "" : "_backstitch");
+  // Step 1 goes back by alpha times the gradient, step 2 forward by
+  // (1 + alpha) times the gradient at the new point; max-change scales
+  // with the size of the step.
+  const BaseFloat max_change_scale = first ? alpha : 1.0 + alpha,
+                  scale = first ? -alpha : 1.0 + alpha;
+  if (!first)
+    ApplyL2Regularization(*nnet_,
+                          1.0 / scale * GetNumNvalues(eg.io) *
+                              config_.l2_regularize_factor,
+                          delta_nnet_.get());
+  UpdateNnetWithMaxChange(*delta_nnet_, config_.max_param_change,
+                          max_change_scale, scale, nnet_,
+                          &num_max_change_per_component_applied_,
+                          &num_max_change_global_applied_);
+  if (first)
+    ConstrainOrthonormal(nnet_);
+  else
+    ScaleBatchnormStats(config_.batchnorm_stats_scale, nnet_);
+  ScaleNnet(0.0, delta_nnet_.get());
 }
 
 void NnetTrainer::ProcessOutputs(const NnetExample &eg,
-                                 NnetComputer *computer) {
+                                 NnetComputer *computer,
+                                 const std::string &suffix) {
   for (const NnetIo &io : eg.io) {
     int32 node = nnet_->GetNodeIndex(io.name);
     NNET3_ASSERT(node >= 0);
@@ -226,9 +298,9 @@ void NnetTrainer::ProcessOutputs(const NnetExample &eg,
     ComputeObjectiveFunction(io.features,
                              nnet_->GetNode(node).objective_type, io.name,
                              true, computer, &tot_weight, &tot_objf);
-    objf_info_[io.name].UpdateStats(io.name, config_.print_interval,
-                                    num_minibatches_processed_, tot_weight,
-                                    tot_objf);
+    objf_info_[io.name + suffix].UpdateStats(
+        io.name + suffix, config_.print_interval, num_minibatches_processed_,
+        tot_weight, tot_objf);
   }
 }
 
@@ -241,6 +313,12 @@ bool NnetTrainer::PrintTotalStats() const {
 }
 
 void NnetTrainer::PrintMaxChangeStats() const {
+  // Backstitch updates twice on one minibatch in every interval.
+  const double updates =
+      num_minibatches_processed_ *
+      (config_.backstitch_training_scale == 0.0
+           ? 1.0
+           : 1.0 + 1.0 / config_.backstitch_training_interval);
   int32 i = 0;
   for (int32 c = 0; c < delta_nnet_->NumComponents(); c++) {
     if (!(delta_nnet_->GetComponent(c)->Properties() & kUpdatableComponent))
@@ -249,14 +327,13 @@ void NnetTrainer::PrintMaxChangeStats() const {
       NNET3_LOG << "For " << delta_nnet_->GetComponentName(c)
                 << ", per-component max-change was enforced "
                 << (100.0 * num_max_change_per_component_applied_[i]) /
-                       num_minibatches_processed_
+                       updates
                 << " % of the time.";
     i++;
   }
   if (num_max_change_global_applied_ > 0)
     NNET3_LOG << "The global max-change was enforced "
-              << (100.0 * num_max_change_global_applied_) /
-                     num_minibatches_processed_
+              << (100.0 * num_max_change_global_applied_) / updates
               << " % of the time.";
 }
 

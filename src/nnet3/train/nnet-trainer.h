@@ -15,6 +15,16 @@
 //      global max-change (max-change.h);
 //   6. BatchNorm statistics scaled by --batchnorm-stats-scale;
 //   7. delta_nnet_ scaled by momentum (0 if the update was refused).
+// Backstitch training (--backstitch-training-scale = alpha > 0, Kaldi's
+// algorithm): on every --backstitch-training-interval'th minibatch (the
+// phase fixed by a seed drawn when the trainer is made) the minibatch is
+// used twice: first a step of -alpha times the gradient (natural gradient
+// frozen, max-change scaled by alpha, orthonormal constraints applied),
+// then, from the moved parameters, a step of (1 + alpha) times the new
+// gradient (max-change scaled by 1 + alpha, l2 added with scale
+// 1 / (1 + alpha), BatchNorm statistics scaled). Both passes see the same
+// dropout masks. The second pass's objective is reported under the output's
+// name plus "_backstitch". Momentum must be 0.
 // Objective totals per output are logged every --print-interval minibatches
 // and at the end (PrintTotalStats), in Kaldi's words.
 // Invariants: delta_nnet_ has the structure of the network; the network
@@ -43,6 +53,8 @@ struct NnetTrainerOptions {
   BaseFloat l2_regularize_factor = 1.0;
   BaseFloat batchnorm_stats_scale = 0.8;
   BaseFloat max_param_change = 2.0;
+  BaseFloat backstitch_training_scale = 0.0;
+  int32 backstitch_training_interval = 1;
   std::string read_cache, write_cache;
   bool binary_write_cache = true;
   NnetOptimizeOptions optimize_config;
@@ -97,7 +109,18 @@ class NnetTrainer {
   const Nnet &DeltaNnet() const { return *delta_nnet_; }
 
  private:
-  void ProcessOutputs(const NnetExample &eg, NnetComputer *computer);
+  // One pass over the minibatch: forward, objectives (reported with
+  // "suffix" appended to the output names), backward into delta_nnet_.
+  void ForwardBackward(const NnetExample &eg,
+                       const NnetComputation &computation,
+                       const std::string &suffix);
+  // Plain SGD step, and one of the two backstitch steps.
+  void TrainConventional(const NnetExample &eg,
+                         const NnetComputation &computation);
+  void TrainBackstitchStep(const NnetExample &eg,
+                           const NnetComputation &computation, bool first);
+  void ProcessOutputs(const NnetExample &eg, NnetComputer *computer,
+                      const std::string &suffix);
   void PrintMaxChangeStats() const;
 
   NnetTrainerOptions config_;
@@ -107,6 +130,8 @@ class NnetTrainer {
   int32 num_minibatches_processed_ = 0;
   std::vector<int32> num_max_change_per_component_applied_;
   int32 num_max_change_global_applied_ = 0;
+  // Picks which minibatches get backstitch and seeds their dropout masks.
+  int32 srand_seed_ = 0;
   std::map<std::string, ObjectiveFunctionInfo> objf_info_;
 };
 

@@ -8,10 +8,16 @@
 //   (F(theta + e d) - F(theta - e d)) / 2e  ~=  <grad, d>.
 // Linear (LogSoftmax + sparse targets) and quadratic objectives, with
 // temporal context in the network. Then one NnetTrainer step (plain SGD,
-// no max-change, no momentum) must equal theta + learning_rate * grad.
+// no max-change, no momentum) must equal theta + learning_rate * grad, and
+// one backstitch step (scale alpha) must equal the two-step update built
+// from those gradients: theta1 = theta - alpha * lr * grad(theta), then
+// theta1 + (1 + alpha) * lr * grad(theta1); with scale 0 the trainer must
+// give plain SGD's bytes.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
+#include <vector>
 
 #include "base/random.h"
 #include "nnet3/egs/example-utils.h"
@@ -218,6 +224,72 @@ TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
   }
 }
 
+// The learning-rate-scaled gradient of the total objective at "nnet".
+Nnet ScaledGradient(const Nnet &nnet, const NnetExample &eg, double *objf) {
+  NnetComputeProbOptions opts;
+  opts.compute_deriv = true;
+  opts.compute_accuracy = false;
+  NnetComputeProb prob(opts, nnet);
+  prob.Compute(eg);
+  *objf = prob.GetObjective("output")->tot_objective;
+  Nnet g(prob.GetDeriv());
+  ScaleNnet(0.01, &g);  // all learning rates are 0.01
+  return g;
+}
+
+TEST_P(GradientTest, BackstitchStepIsTheTwoStepUpdate) {
+  const ComponentCase &cc = std::get<0>(GetParam());
+  bool quadratic = std::get<1>(GetParam());
+  if (cc.name.find("NaturalGradient") == 0 || cc.name == "Linear")
+    GTEST_SKIP() << "the trainer preconditions " << cc.name
+                 << " updates (natural gradient)";
+  ComponentCase plain = cc;
+  if (cc.name == "ScaleAndOffset" || cc.name == "PerElementOffset" ||
+      cc.name == "ConstantFunction")
+    plain.line += " use-natural-gradient=false";
+  Srand(7);
+  RandomSource rng(13);
+  Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
+  NnetExample eg = MakeMinibatch(quadratic, &rng);
+  const double alpha = 0.3;
+  double objf0, objf1;
+  Nnet expected(nnet);
+  AddNnet(ScaledGradient(nnet, eg, &objf0), -alpha, &expected);
+  Nnet g1 = ScaledGradient(expected, eg, &objf1);
+  AddNnet(g1, 1.0 + alpha, &expected);
+
+  Nnet trained(nnet);
+  NnetTrainerOptions topts;
+  topts.max_param_change = 0.0;
+  topts.backstitch_training_scale = alpha;
+  topts.backstitch_training_interval = 1;
+  {
+    NnetTrainer trainer(topts, &trained);
+    trainer.Train(eg);
+    const ObjectiveFunctionInfo *first = trainer.GetObjective("output"),
+                                *second =
+                                    trainer.GetObjective("output_backstitch");
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(second, nullptr);
+    EXPECT_NEAR(first->tot_objf, objf0, 1e-4 * std::fabs(objf0));
+    EXPECT_NEAR(second->tot_objf, objf1, 1e-4 * std::fabs(objf1));
+  }
+  Nnet diff(trained);
+  AddNnet(expected, -1.0, &diff);
+  Nnet change(trained);
+  AddNnet(nnet, -1.0, &change);
+  Vector<BaseFloat> diff2, change2;
+  ComponentDotProducts(diff, diff, &diff2);
+  ComponentDotProducts(change, change, &change2);
+  for (int32 i = 0; i < diff2.Dim(); i++) {
+    if (!(cc.name == "ConstantFunction" && i == 0)) {
+      EXPECT_GT(change2(i), 0.0) << "component " << i << " did not change";
+    }
+    EXPECT_LT(std::sqrt(diff2(i)), 1e-4 * std::sqrt(change2(i)) + 1e-7)
+        << "component " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     All, GradientTest,
     ::testing::Combine(::testing::ValuesIn(Cases()), ::testing::Bool()),
@@ -225,6 +297,57 @@ INSTANTIATE_TEST_SUITE_P(
       return std::get<0>(i.param).name +
              (std::get<1>(i.param) ? "_quadratic" : "_linear");
     });
+
+TEST(Backstitch, ScaleZeroIsPlainSgdAndTheIntervalPicksMinibatches) {
+  ComponentCase cc = Cases()[0];
+  RandomSource rng(21);
+  Nnet nnet = NnetFromConfigString(Config(cc, false));
+  std::vector<NnetExample> egs;
+  for (int32 i = 0; i < 6; i++) egs.push_back(MakeMinibatch(false, &rng));
+  auto train = [&](BaseFloat scale, int32 interval, Nnet *out,
+                   int32 *num_backstitch) {
+    Srand(5);
+    *out = nnet;
+    NnetTrainerOptions topts;
+    topts.backstitch_training_scale = scale;
+    topts.backstitch_training_interval = interval;
+    NnetTrainer trainer(topts, out);
+    for (const NnetExample &eg : egs) trainer.Train(eg);
+    const ObjectiveFunctionInfo *b = trainer.GetObjective("output_backstitch");
+    *num_backstitch = b == nullptr ? 0 : static_cast<int32>(
+        std::lround(b->tot_weight / trainer.GetObjective("output")->tot_weight *
+                    egs.size()));
+  };
+  Nnet plain, zero, every3;
+  int32 n_plain, n_zero, n_every3;
+  train(0.0, 1, &plain, &n_plain);
+  train(0.0, 3, &zero, &n_zero);
+  EXPECT_EQ(n_plain, 0);
+  EXPECT_EQ(n_zero, 0);
+  std::ostringstream a, b;
+  plain.Write(a, true);
+  zero.Write(b, true);
+  EXPECT_EQ(a.str(), b.str()) << "scale 0 must be plain SGD";
+  // Interval 3: two of the six minibatches get the second pass.
+  train(0.5, 3, &every3, &n_every3);
+  EXPECT_EQ(n_every3, 2);
+  std::ostringstream c;
+  every3.Write(c, true);
+  EXPECT_NE(a.str(), c.str());
+}
+
+TEST(Backstitch, OptionsAreChecked) {
+  NnetTrainerOptions o;
+  o.backstitch_training_scale = 0.3;
+  o.momentum = 0.5;
+  EXPECT_THROW(o.Check(), UserError);
+  o.momentum = 0.0;
+  o.backstitch_training_interval = 0;
+  EXPECT_THROW(o.Check(), UserError);
+  o.backstitch_training_interval = 4;
+  o.backstitch_training_scale = -1.0;
+  EXPECT_THROW(o.Check(), UserError);
+}
 
 }  // namespace
 }  // namespace nnet3
