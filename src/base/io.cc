@@ -1,7 +1,11 @@
 // base/io.cc
 #include "base/io.h"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace nnet3 {
@@ -31,7 +35,119 @@ long long StreamPosition(std::istream &is) {
   return static_cast<long long>(is.tellg());
 }
 
+namespace {
+
+int64 InitialMaxDeclaredBytes() {
+  const char *env = std::getenv("NNET3_MAX_DECLARED_BYTES");
+  if (env != nullptr && *env != '\0') {
+    char *end = nullptr;
+    long long v = std::strtoll(env, &end, 10);
+    if (end != nullptr && *end == '\0' && v > 0) return v;
+  }
+  return int64(8) << 30;
+}
+
+std::atomic<int64> &MaxDeclaredBytesRef() {
+  static std::atomic<int64> limit(InitialMaxDeclaredBytes());
+  return limit;
+}
+
+}  // namespace
+
+int64 MaxDeclaredBytes() { return MaxDeclaredBytesRef().load(); }
+
+int64 SetMaxDeclaredBytes(int64 bytes) {
+  NNET3_ASSERT(bytes > 0);
+  return MaxDeclaredBytesRef().exchange(bytes);
+}
+
+int64 StreamBytesLeft(std::istream &is) {
+  std::streambuf *sb = is.rdbuf();
+  if (sb == nullptr) return -1;
+  const std::ios_base::openmode in = std::ios_base::in;
+  std::streampos cur = sb->pubseekoff(0, std::ios_base::cur, in);
+  if (cur == std::streampos(-1)) return -1;
+  std::streampos end = sb->pubseekoff(0, std::ios_base::end, in);
+  if (end == std::streampos(-1)) {
+    // Some buffers move even when they fail; put it back to be safe.
+    sb->pubseekpos(cur, in);
+    return -1;
+  }
+  if (sb->pubseekpos(cur, in) == std::streampos(-1))
+    NNET3_ERR << "Could not seek back to file position "
+              << static_cast<long long>(cur)
+              << " after measuring the input's length";
+  int64 left = static_cast<int64>(end - cur);
+  return left < 0 ? 0 : left;
+}
+
+bool CheckDeclaredSize(std::istream &is, int64 count, int64 min_element_bytes,
+                       const char *what) {
+  NNET3_ASSERT(min_element_bytes > 0);
+  if (count < 0)
+    NNET3_ERR << what << ": negative size " << count << " at file position "
+              << StreamPosition(is);
+  const int64 kMax = std::numeric_limits<int64>::max();
+  bool overflow = count > kMax / min_element_bytes;
+  int64 needed = overflow ? kMax : count * min_element_bytes;
+  std::streamsize buffered = is.rdbuf() ? is.rdbuf()->in_avail() : 0;
+  if (!overflow && buffered > 0 && needed <= static_cast<int64>(buffered))
+    return true;
+  if (!overflow && needed <= kReadChunkBytes) return false;
+  int64 left = StreamBytesLeft(is);
+  if (left >= 0) {
+    if (overflow || needed > left)
+      NNET3_ERR << what << " " << count << " needs at least "
+                << (overflow ? std::string("more than 2^63") :
+                    std::to_string(needed)) << " bytes but only " << left
+                << " are left in the input (corrupt or truncated file?) at"
+                << " file position " << StreamPosition(is);
+    return true;
+  }
+  if (overflow || needed > MaxDeclaredBytes())
+    NNET3_ERR << what << " " << count << " needs at least "
+              << (overflow ? std::string("more than 2^63") :
+                  std::to_string(needed)) << " bytes, more than the limit of "
+              << MaxDeclaredBytes() << " bytes for input whose length is not"
+              << " known (NNET3_MAX_DECLARED_BYTES; see docs/io.md) at file"
+              << " position " << StreamPosition(is);
+  return false;
+}
+
 namespace internal {
+
+void ReadRawChunks(std::istream &is, int64 count, size_t element_bytes,
+                   const char *what, void *dest_state,
+                   char *(*resize)(void *dest_state, size_t n)) {
+  NNET3_ASSERT(element_bytes > 0);
+  long long pos = StreamPosition(is);
+  bool verified = CheckDeclaredSize(is, count, static_cast<int64>(element_bytes),
+                                    what);
+  if (count == 0) {
+    resize(dest_state, 0);
+    return;
+  }
+  const int64 eb = static_cast<int64>(element_bytes);
+  // Seen to be there (or small): one allocation, one read.
+  int64 step = verified ? count
+               : std::max<int64>(1, kReadChunkBytes / eb);
+  int64 done = 0;
+  while (done < count) {
+    int64 k = std::min(step, count - done);
+    char *data = resize(dest_state, static_cast<size_t>(done + k));
+    is.read(data + done * eb, static_cast<std::streamsize>(k * eb));
+    int64 got = static_cast<int64>(is.gcount());
+    if (got != k * eb)
+      NNET3_ERR << what << " " << count << " declares " << count * eb
+                << " bytes of data but the input ends after "
+                << done * eb + got << " of them (data starting at file"
+                << " position " << pos << ")";
+    done += k;
+    // Read pieces grow with what has arrived: memory stays within about
+    // twice the data actually read.
+    step = std::max(step, done);
+  }
+}
 
 void WriteIntegerBytes(std::ostream &os, bool binary, int64 value,
                        int size_byte, const char *bytes) {
@@ -312,11 +428,7 @@ void ReadIntegerVector(std::istream &is, bool binary, std::vector<T> *v) {
     if (is.fail() || n < 0)
       NNET3_ERR << "ReadIntegerVector: bad or missing size at file position "
                 << pos;
-    v->resize(n);
-    if (n > 0) is.read(reinterpret_cast<char *>(v->data()), sizeof(T) * n);
-    if (is.fail())
-      NNET3_ERR << "ReadIntegerVector: unexpected end of stream at file "
-                   "position " << pos;
+    ReadRawArray(is, n, v, "ReadIntegerVector: the element count");
   } else {
     std::vector<T> tmp;
     is >> std::ws;
@@ -371,14 +483,10 @@ void ReadIntegerPairVector(std::istream &is, bool binary,
     is.read(reinterpret_cast<char *>(&n), sizeof(n));
     if (is.fail() || n < 0)
       NNET3_ERR << "ReadIntegerPairVector: bad size at file position " << pos;
+    std::vector<std::array<T, 2> > raw;
+    ReadRawArray(is, n, &raw, "ReadIntegerPairVector: the pair count");
     v->resize(n);
-    for (auto &p : *v) {
-      is.read(reinterpret_cast<char *>(&p.first), sizeof(T));
-      is.read(reinterpret_cast<char *>(&p.second), sizeof(T));
-    }
-    if (is.fail())
-      NNET3_ERR << "ReadIntegerPairVector: unexpected end of stream at file "
-                   "position " << pos;
+    for (int32 i = 0; i < n; i++) (*v)[i] = std::make_pair(raw[i][0], raw[i][1]);
   } else {
     std::vector<std::pair<T, T> > tmp;
     is >> std::ws;

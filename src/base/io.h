@@ -12,6 +12,15 @@
 //  - integer vectors as size byte, int32 count and packed values, or in text
 //    as "[ 1 2 3 ]\n".
 // Every read failure throws UserError (NNET3_ERR) with the stream position.
+//
+// Sizes read from a stream are untrusted (docs/io.md, "Limits on untrusted
+// input"): before a reader allocates for a declared count it calls
+// CheckDeclaredSize(), which rejects a count that the bytes left in the
+// stream cannot hold (when the stream can tell) or that exceeds
+// MaxDeclaredBytes() (when it cannot), and it reads large arrays with
+// ReadRawArray() or element by element with a BoundedReserve(), so that a
+// lying header never allocates more than kReadChunkBytes ahead of the data
+// that has actually arrived.
 #ifndef NNET3_BASE_IO_H_
 #define NNET3_BASE_IO_H_
 
@@ -37,7 +46,65 @@ bool InitKaldiInputStream(std::istream &is, bool *binary);
 // Stream position for messages (-1 when the stream cannot tell).
 long long StreamPosition(std::istream &is);
 
+// ---- Limits on sizes declared by untrusted input ----
+
+// Declared sizes up to this many bytes are allocated at once; larger arrays
+// are read in pieces of this size, so memory grows only with the data that
+// has actually arrived.
+constexpr int64 kReadChunkBytes = int64(1) << 20;
+
+// The most bytes one declared size may stand for when the stream cannot
+// tell how much is left (pipes, standard input): 8 GiB unless the
+// environment variable NNET3_MAX_DECLARED_BYTES (a byte count, read once)
+// or SetMaxDeclaredBytes() says otherwise.
+int64 MaxDeclaredBytes();
+// Sets the limit above (for tests and tools); returns the previous value.
+int64 SetMaxDeclaredBytes(int64 bytes);
+
+// Bytes from the current read position to the end of the stream, or -1 if
+// the stream cannot tell (a pipe, a stream buffer without seeking). Leaves
+// the read position where it was. Cheap when the stream buffer already
+// holds the bytes; otherwise it seeks to the end and back.
+int64 StreamBytesLeft(std::istream &is);
+
+// Checks a count just read from "is" before anything is allocated for it:
+// "count" elements that take at least "min_element_bytes" bytes each in the
+// stream. Throws UserError naming "what" (the reader and field, e.g.
+// "ReadIntegerVector: the element count") with the count and stream position
+// if the count is negative, if the bytes left in a stream that can tell are
+// fewer than count * min_element_bytes, or if a stream that cannot tell
+// declares more than MaxDeclaredBytes(). Counts whose bytes fit in
+// kReadChunkBytes pass without asking the stream for its length. Returns
+// true if the stream was seen to hold the bytes (so allocating them all at
+// once is safe), false if the count passed only because it is small or
+// under the limit.
+bool CheckDeclaredSize(std::istream &is, int64 count, int64 min_element_bytes,
+                       const char *what);
+
+// An initial capacity for a reader that appends element by element:
+// "count" but at most kReadChunkBytes' worth of T.
+template <class T>
+size_t BoundedReserve(int64 count) {
+  int64 cap = kReadChunkBytes / static_cast<int64>(sizeof(T));
+  if (cap < 1) cap = 1;
+  return static_cast<size_t>(count < 0 ? 0 : (count < cap ? count : cap));
+}
+
+// Checks "count" with CheckDeclaredSize() and reads that many elements of
+// the trivially copyable T as raw bytes into *v (replacing its contents).
+// Unless the stream was seen to hold them, *v grows in pieces as the data
+// arrives (never more than kReadChunkBytes, or the size read so far, ahead
+// of it). A short stream throws UserError naming "what".
+template <class T>
+void ReadRawArray(std::istream &is, int64 count, std::vector<T> *v,
+                  const char *what);
+
 namespace internal {
+// The check and read loop behind ReadRawArray: "resize" grows the
+// destination to n elements and returns its data pointer.
+void ReadRawChunks(std::istream &is, int64 count, size_t element_bytes,
+                   const char *what, void *dest_state,
+                   char *(*resize)(void *dest_state, size_t n));
 void WriteIntegerBytes(std::ostream &os, bool binary, int64 value,
                        int size_byte, const char *bytes);
 void ReadIntegerBytes(std::istream &is, bool binary, int expected_size_byte,
@@ -102,6 +169,20 @@ void ExpectToken(std::istream &is, bool binary, const std::string &token);
 // Reads "token" and returns true if it comes next; otherwise leaves the
 // stream where it was (the stream must be seekable) and returns false.
 bool ReadTokenIf(std::istream &is, bool binary, const std::string &token);
+
+template <class T>
+void ReadRawArray(std::istream &is, int64 count, std::vector<T> *v,
+                  const char *what) {
+  static_assert(std::is_trivially_copyable<T>::value,
+                "ReadRawArray<T>: T must be trivially copyable");
+  v->clear();
+  internal::ReadRawChunks(
+      is, count, sizeof(T), what, v, [](void *state, size_t n) -> char * {
+        auto *vec = static_cast<std::vector<T> *>(state);
+        vec->resize(n);
+        return reinterpret_cast<char *>(vec->data());
+      });
+}
 
 // Vectors of integers: binary = size byte, int32 count, raw values; text =
 // "[ 1 2 3 ]\n".

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 
 #include "base/log.h"
 #include "util/table-spec.h"
@@ -32,7 +33,12 @@ int RunTool(int argc, char *argv[], int (*body)(int, char *[])) {
     return 2;
   } catch (const std::bad_alloc &) {
     std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()
-              << "]) out of memory\n";
+              << "]) out of memory (is a size in the input corrupt?)\n";
+    return 1;
+  } catch (const std::length_error &e) {
+    std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()
+              << "]) impossible size (is a size in the input corrupt?): "
+              << e.what() << '\n';
     return 1;
   } catch (const std::exception &e) {
     std::cerr << "ERROR (" << GetProgramName() << "[" << GetVersionString()

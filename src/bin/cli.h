@@ -4,7 +4,11 @@
 // one line on stderr and a non-zero exit status:
 //   UserError (bad input, options, files)  -> the ERROR line, exit 1
 //   InternalError (a broken invariant)     -> the ASSERTION_FAILED line, exit 2
-//   std::bad_alloc and other exceptions    -> an ERROR line, exit 1
+//   std::bad_alloc, std::length_error      -> an ERROR line, exit 1 (a size
+//                                             read from a file is bounded
+//                                             first, see docs/io.md; this
+//                                             is the last resort)
+//   other exceptions                       -> an ERROR line, exit 1
 // SIGPIPE is ignored, so writing to a pipe whose reader has gone is a write
 // error reported like any other. Tools never call exit() or abort().
 #ifndef NNET3_BIN_CLI_H_

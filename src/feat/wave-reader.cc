@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/io.h"
 #include "base/log.h"
 
 namespace nnet3 {
@@ -204,17 +205,16 @@ void WaveData::Read(std::istream &is) {
     while (is) {
       is.read(buf, sizeof(buf));
       bytes.insert(bytes.end(), buf, buf + is.gcount());
+      if (static_cast<int64>(bytes.size()) > MaxDeclaredBytes())
+        NNET3_ERR << "wav: a streamed file longer than the limit of "
+                  << MaxDeclaredBytes() << " bytes (NNET3_MAX_DECLARED_BYTES,"
+                  << " see docs/io.md)";
     }
   } else {
-    bytes.resize(info.DataBytes());
-    if (!bytes.empty()) {
-      is.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      size_t got = static_cast<size_t>(is.gcount());
-      if (got != bytes.size())
-        NNET3_ERR << "wav: truncated file: the data chunk declares "
-                  << info.DataBytes() << " bytes but only " << got
-                  << " could be read";
-    }
+    // The declared size is checked against what the input holds and read
+    // in pieces, so a lying header allocates nothing ahead of the data.
+    ReadRawArray(is, static_cast<int64>(info.DataBytes()), &bytes,
+                 "wav: truncated or corrupt file: the data chunk size");
   }
   if (is.bad()) NNET3_ERR << "wav: read error";
   if (bytes.empty()) NNET3_ERR << "wav: no samples (empty data chunk)";

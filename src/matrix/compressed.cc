@@ -8,7 +8,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "base/io.h"
 
 namespace nnet3 {
 
@@ -432,6 +435,23 @@ void CompressedMatrix::Read(std::istream &is, bool binary) {
                   << pos << ")";
       if (h.num_cols == 0 || h.num_rows == 0) return;
       size_t size = DataSize(h);
+      // The header's size is untrusted: check it against the input before
+      // allocating, and stage large data of unknown length in pieces as it
+      // arrives (docs/io.md, "Limits on untrusted input").
+      std::string what = "Failed to read compressed matrix: the " +
+                         std::to_string(h.num_rows) + "x" +
+                         std::to_string(h.num_cols) + " size, data bytes";
+      int64 body = static_cast<int64>(size - sizeof(GlobalHeader));
+      bool verified = CheckDeclaredSize(is, body, 1, what.c_str());
+      if (!verified && body > kReadChunkBytes) {
+        std::vector<char> staged;
+        ReadRawArray(is, body, &staged, what.c_str());
+        data_ = AllocateData(size);
+        *static_cast<GlobalHeader *>(data_) = h;
+        std::memcpy(static_cast<char *>(data_) + sizeof(GlobalHeader),
+                    staged.data(), staged.size());
+        return;
+      }
       data_ = AllocateData(size);
       *static_cast<GlobalHeader *>(data_) = h;
       is.read(static_cast<char *>(data_) + sizeof(GlobalHeader),

@@ -16,7 +16,10 @@
 #include <new>
 #include <sstream>
 #include <strings.h>
+#include <string>
+#include <vector>
 
+#include "base/io.h"
 #include "matrix/compressed.h"
 #include "matrix/matrix.h"
 #include "matrix/vector.h"
@@ -149,6 +152,19 @@ void Vector<Real>::Read(std::istream &is, bool binary, bool add) {
     if (dim < 0)
       NNET3_ERR << "Failed to read vector from stream: negative dimension "
                 << dim << " (file position at start " << pos << ")";
+    // The dimension is untrusted: check it against the input before
+    // allocating; when the input's length is unknown, large data is staged
+    // in pieces as it arrives (docs/io.md, "Limits on untrusted input").
+    const char *what = "Failed to read vector from stream: the dimension";
+    bool verified = CheckDeclaredSize(is, dim, sizeof(Real), what);
+    if (!verified && static_cast<int64>(dim) * static_cast<int64>(
+                         sizeof(Real)) > kReadChunkBytes) {
+      std::vector<Real> staged;
+      ReadRawArray(is, dim, &staged, what);
+      Resize(dim, kUndefined);
+      std::memcpy(this->data_, staged.data(), sizeof(Real) * dim);
+      return;
+    }
     try {
       Resize(dim, kUndefined);
     } catch (const std::bad_alloc &) {
@@ -318,6 +334,24 @@ void Matrix<Real>::Read(std::istream &is, bool binary, bool add) {
     if (rows < 0 || cols < 0 || (rows == 0) != (cols == 0))
       NNET3_ERR << "Failed to read matrix from stream: bad size " << rows
                 << "x" << cols << " (file position at start " << pos << ")";
+    // The size is untrusted: check it against the input before allocating;
+    // when the input's length is unknown, large data is staged in pieces as
+    // it arrives (docs/io.md, "Limits on untrusted input").
+    std::string what = "Failed to read matrix from stream: the " +
+                       std::to_string(rows) + "x" + std::to_string(cols) +
+                       " size, element count";
+    int64 count = static_cast<int64>(rows) * cols;
+    bool verified = CheckDeclaredSize(is, count, sizeof(Real), what.c_str());
+    if (!verified &&
+        count * static_cast<int64>(sizeof(Real)) > kReadChunkBytes) {
+      std::vector<Real> staged;
+      ReadRawArray(is, count, &staged, what.c_str());
+      Resize(rows, cols, kUndefined);
+      for (MatrixIndexT r = 0; r < rows; r++)
+        std::memcpy(this->RowData(r), staged.data() + static_cast<size_t>(r) * cols,
+                    sizeof(Real) * cols);
+      return;
+    }
     try {
       Resize(rows, cols, kUndefined);
     } catch (const std::bad_alloc &) {

@@ -173,6 +173,8 @@ class BasicVectorHolder {
       ReadBasicType(is, true, &size);
       if (size < 0)
         NNET3_ERR << "BasicVectorHolder: negative size " << size;
+      CheckDeclaredSize(is, size, 1 + sizeof(BasicType),
+                        "BasicVectorHolder: the element count");
       t_.reserve(internal::ReserveSize(size));
       for (int32 i = 0; i < size; i++) {
         BasicType x;
@@ -241,12 +243,16 @@ class BasicVectorVectorHolder {
       ReadBasicType(is, true, &size);
       if (size < 0)
         NNET3_ERR << "BasicVectorVectorHolder: negative size " << size;
+      CheckDeclaredSize(is, size, 5,
+                        "BasicVectorVectorHolder: the vector count");
       t_.reserve(internal::ReserveSize(size));
       for (int32 i = 0; i < size; i++) {
         int32 size2;
         ReadBasicType(is, true, &size2);
         if (size2 < 0)
           NNET3_ERR << "BasicVectorVectorHolder: negative size " << size2;
+        CheckDeclaredSize(is, size2, 1 + sizeof(BasicType),
+                          "BasicVectorVectorHolder: the element count");
         std::vector<BasicType> v;
         v.reserve(internal::ReserveSize(size2));
         for (int32 j = 0; j < size2; j++) {
@@ -331,6 +337,8 @@ class BasicPairVectorHolder {
       ReadBasicType(is, true, &size);
       if (size < 0)
         NNET3_ERR << "BasicPairVectorHolder: negative size " << size;
+      CheckDeclaredSize(is, size, 2 * (1 + sizeof(BasicType)),
+                        "BasicPairVectorHolder: the pair count");
       t_.reserve(internal::ReserveSize(size));
       for (int32 i = 0; i < size; i++) {
         std::pair<BasicType, BasicType> p;

@@ -213,6 +213,42 @@ TEST_F(ToolsCli, TruncatedArchiveNamesKeyAndFileAndKeepsEarlierOutput) {
   EXPECT_EQ(r.out, ReadFile(Io() + "/neg_truncated_archive.stdout"));
 }
 
+// Sizes in a file that promise far more data than there is: one ERROR line
+// naming the file, the key and the field, exit status 1, and no allocation
+// of the declared size (the tool runs with 2 GB of address space, well
+// under the 8-26 GB the headers ask for), from a file and through a pipe.
+TEST_F(ToolsCli, LyingSizesGiveOneErrorLineWithoutAllocating) {
+  auto int32_bytes = [](int32_t v) {
+    std::string s(1, '\4');
+    s.append(reinterpret_cast<const char *>(&v), 4);
+    return s;
+  };
+  WriteFile(dir_.File("huge_int.ark"),
+            std::string("utt1 \0B", 7) + int32_bytes(0x7fffffff) +
+                std::string("\4\1\0\0\0", 5));
+  WriteFile(dir_.File("huge_mat.ark"),
+            std::string("utt2 \0BFM ", 10) + int32_bytes(50000) +
+                int32_bytes(50000) + "12345678");
+  const std::string limit = "ulimit -v 2000000; ";
+  for (const char *input : {"ark:huge_int.ark", "ark:- < huge_int.ark",
+                            "'ark:cat huge_int.ark |'"}) {
+    CommandResult r =
+        Run(limit + "copy-int-vector " + input + " ark,t:-");
+    ExpectError(r, {"utt1", "BasicVectorHolder: the element count 2147483647"});
+    EXPECT_EQ(r.err.find("ERROR ("), r.err.rfind("ERROR (")) << r.err;
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+  }
+  CommandResult r = Run(limit + "copy-int-vector ark:huge_int.ark ark,t:-");
+  ExpectError(r, {"huge_int.ark"});
+  for (const char *input : {"ark:huge_mat.ark", "ark:- < huge_mat.ark",
+                            "'ark:cat huge_mat.ark |'"}) {
+    r = Run(limit + "copy-feats " + input + " ark,t:-");
+    ExpectError(r, {"utt2", "50000x50000"});
+    EXPECT_EQ(r.err.find("ERROR ("), r.err.rfind("ERROR (")) << r.err;
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(ToolsCli, CorruptTokenNamesToken) {
   ExpectError(Run("copy-feats ark:io/neg_badtoken.ark ark,t:-"), {"FX", "FM"});
 }

@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "common/memory-limit.h"
 #include "common/testing.h"
 #include "feat/wave-reader.h"
 #include "feat/wav-test-util.h"
@@ -210,6 +211,44 @@ TEST(WaveTables, ErrorsNameTheKey) {
     EXPECT_NE(msg.find("utt-8bit"), std::string::npos) << msg;
     EXPECT_NE(msg.find("8 bits"), std::string::npos) << msg;
   }
+}
+
+// The example: a 44-byte file whose data chunk declares 4 GiB fails
+// on the size, before anything is allocated for it (the reader runs in a
+// child whose address space may grow by only 64 MiB), on seekable input and
+// on input of unknown length alike.
+TEST(WaveReader, HugeDeclaredDataChunkFailsWithoutAllocating) {
+  WavSpec spec;
+  spec.declared_extra = 0xFFFFFFF0;  // 44 bytes in all, ~4 GiB declared
+  std::string wav = MakeWav(spec, {});
+  ASSERT_EQ(wav.size(), 44u);
+  for (int unsized = 0; unsized < 2; unsized++) {
+    LimitedRun run = RunWithMemoryLimit(size_t(64) << 20, [&] {
+      WaveData w;
+      if (unsized) {
+        UnsizedIstream is(wav);
+        w.Read(is);
+      } else {
+        std::istringstream is(wav);
+        w.Read(is);
+      }
+    });
+    ASSERT_EQ(run.outcome, LimitedRun::kUserError) << Describe(run);
+    EXPECT_NE(run.message.find("the data chunk size 4294967280"),
+              std::string::npos) << run.message;
+    EXPECT_NE(run.message.find("truncated"), std::string::npos)
+        << run.message;
+  }
+  // Valid files of unknown length still read in full.
+  std::vector<int16_t> samples(700000);
+  for (size_t i = 0; i < samples.size(); i++)
+    samples[i] = static_cast<int16_t>(i * 31);
+  std::string good = MakeWav(WavSpec(), samples);
+  UnsizedIstream is(good);
+  WaveData w;
+  w.Read(is);
+  ASSERT_EQ(w.Data().NumCols(), static_cast<int>(samples.size()));
+  EXPECT_EQ(w.Data()(0, 123456), static_cast<float>(samples[123456]));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "nnet3/components/simple.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "cudamatrix/cu-math-nonlinear.h"
@@ -446,13 +447,32 @@ void PnormComponent::Write(std::ostream &os, bool binary) const {
 void SumGroupComponent::Init(const std::vector<int32> &sizes) {
   if (sizes.empty())
     NNET3_ERR << Type() << ": empty sizes";
-  std::vector<Int32Pair> indexes;
-  std::vector<int32> reverse_indexes;
-  int32 cur = 0;
+  // The sizes come from a file or config line: check them all (positive,
+  // a total that fits in int32 and whose reverse index stays under the
+  // limit on declared sizes) before allocating anything for them.
+  int64 total = 0;
   for (size_t j = 0; j < sizes.size(); j++) {
     if (sizes[j] <= 0)
       NNET3_ERR << Type() << ": invalid group size " << sizes[j]
                 << " (sizes must be positive)";
+    total += sizes[j];
+    if (total > std::numeric_limits<int32>::max())
+      NNET3_ERR << Type() << ": the group sizes add up to more than "
+                << std::numeric_limits<int32>::max()
+                << " (the input dimension would overflow int32) at group "
+                << j;
+  }
+  if (total * static_cast<int64>(sizeof(int32)) > MaxDeclaredBytes())
+    NNET3_ERR << Type() << ": the group sizes add up to " << total
+              << ", whose index would exceed the limit of "
+              << MaxDeclaredBytes() << " bytes on declared sizes "
+              << "(NNET3_MAX_DECLARED_BYTES, see docs/io.md)";
+  std::vector<Int32Pair> indexes;
+  std::vector<int32> reverse_indexes;
+  indexes.reserve(sizes.size());
+  reverse_indexes.reserve(static_cast<size_t>(total));
+  int32 cur = 0;
+  for (size_t j = 0; j < sizes.size(); j++) {
     Int32Pair p;
     p.first = cur;
     p.second = cur + sizes[j];

@@ -152,6 +152,14 @@ class Parser {
     Fail(os.str());
   }
 
+  [[noreturn]] void FailTooDeep() const {
+    FailHere("Descriptor nested more than " +
+                 std::to_string(kMaxDescriptorDepth) +
+                 " levels deep (the limit; a Sum of n terms counts as n-1"
+                 " levels)",
+             false);
+  }
+
   void Expect(const std::string &token, const char *what) {
     if (Peek() != token || AtEnd())
       FailHere(std::string("Expected '") + token + "' while parsing " + what +
@@ -182,13 +190,19 @@ class Parser {
         kAppend, kSum, kFailover, kIfDefined, kOffset, kSwitch, kRound,
         kReplaceIndex, kScale, kConst};
     if (AtEnd()) FailHere("Expected a descriptor");
+    if (depth_ > kMaxDescriptorDepth) FailTooDeep();
     const std::string &word = Peek();
     for (ExprType t : kOperators) {
       if (word == ExprTypeName(t)) {
+        // Bounded nesting keeps this parser, the normalisation and the
+        // Descriptor classes (all recursive) far from the stack's limit.
+        if (depth_ >= kMaxDescriptorDepth) FailTooDeep();
         next_++;
         Expect("(", ExprTypeName(t));
         auto ans = std::make_unique<Expr>(t);
+        depth_++;
         ParseArguments(ans.get());
+        depth_--;
         return ans;
       }
     }
@@ -208,17 +222,23 @@ class Parser {
   void ParseArguments(Expr *e) {
     const char *name = ExprTypeName(e->type);
     switch (e->type) {
-      case kAppend: case kSum: case kSwitch:
+      case kAppend: case kSum: case kSwitch: {
+        // Sum(a, b, c) becomes Sum(a, Sum(b, c)): each further term is one
+        // more level of nesting.
+        int32 saved_depth = depth_;
         e->children.push_back(ParseExpr());
         while (Peek() == "," && !AtEnd()) {
           next_++;
+          if (e->type == kSum) depth_++;
           e->children.push_back(ParseExpr());
         }
+        depth_ = saved_depth;
         if (Peek() != ")" || AtEnd())
           FailHere(std::string("Expected ',' or ')' while parsing ") + name +
                    "()");
         next_++;
         return;
+      }
       case kFailover:
         e->children.push_back(ParseExpr());
         Expect(",", name);
@@ -298,6 +318,7 @@ class Parser {
 
   const std::string &text_;
   const std::vector<Token> &tokens_;
+  int32 depth_ = 0;  // expressions open around the one being parsed
   const std::vector<std::string> &node_names_;
   size_t next_;
 };

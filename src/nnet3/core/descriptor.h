@@ -359,6 +359,12 @@ class Descriptor {
   std::vector<std::unique_ptr<SumDescriptor>> parts_;
 };
 
+// The deepest nesting ParseDescriptor accepts: expressions inside
+// expressions, a Sum of n terms counting as n-1 levels (it becomes nested
+// two-term Sums). Deeper input (e.g. 100000 nested "IfDefined(") is a parse
+// error naming this limit, not a stack overflow.
+constexpr int32 kMaxDescriptorDepth = 64;
+
 // Parses and normalises a descriptor (grammar above). On failure returns
 // false, leaves *desc unchanged and sets *error (if non-null) to one line
 // naming the problem, the column and the remaining text, e.g.

@@ -130,19 +130,25 @@ void ReadIndexVector(std::istream &is, bool binary, std::vector<Index> *vec) {
   ExpectToken(is, binary, "<I1V>");
   int32 size;
   ReadBasicType(is, binary, &size);
-  if (size < 0)
-    NNET3_ERR << "Negative size " << size << " reading an Index vector";
-  vec->resize(size);
-  if (!binary) {
-    for (int32 i = 0; i < size; i++) (*vec)[i].Read(is, binary);
-    return;
-  }
+  // Every element takes at least one byte (binary) or two (text); a lying
+  // count must not allocate ahead of the data.
+  CheckDeclaredSize(is, size, binary ? 1 : 2,
+                    "ReadIndexVector (<I1V>): the element count");
+  std::vector<Index> ans;
+  ans.reserve(BoundedReserve<Index>(size));
   for (int32 i = 0; i < size; i++) {
+    if (!binary) {
+      Index index;
+      index.Read(is, binary);
+      ans.push_back(index);
+      continue;
+    }
     int c = is.get();
     if (c == EOF)
-      NNET3_ERR << "Unexpected end of file reading an Index vector";
+      NNET3_ERR << "ReadIndexVector (<I1V>): unexpected end of file at "
+                << "element " << i << " of the " << size << " declared";
     signed char sc = static_cast<signed char>(c);
-    Index &index = (*vec)[i];
+    Index index;
     if (sc == 127) {
       ReadBasicType(is, binary, &index.n);
       ReadBasicType(is, binary, &index.t);
@@ -150,10 +156,12 @@ void ReadIndexVector(std::istream &is, bool binary, std::vector<Index> *vec) {
     } else if (i == 0) {
       index = Index(0, sc, 0);
     } else {
-      index = (*vec)[i - 1];
+      index = ans.back();
       index.t += sc;
     }
+    ans.push_back(index);
   }
+  vec->swap(ans);
 }
 
 namespace {
@@ -276,11 +284,11 @@ void ReadCindexVector(std::istream &is, bool binary,
   ExpectToken(is, binary, "<I1V>");
   int32 size;
   ReadBasicType(is, binary, &size);
-  if (size < 0)
-    NNET3_ERR << "ReadCindexVector: negative size " << size;
+  CheckDeclaredSize(is, size, binary ? 1 : 2,
+                    "ReadCindexVector (<I1V>): the element count");
   std::vector<Cindex> ans;
   // A corrupt size must not allocate wildly: grow as elements arrive.
-  ans.reserve(std::min<int32>(size, 1 << 16));
+  ans.reserve(BoundedReserve<Cindex>(size));
   for (int32 i = 0; i < size; i++) {
     if (binary) {
       ReadCindexElementBinary(is, i, &ans);

@@ -306,6 +306,38 @@ TEST(SimpleTest, ConfigErrors) {
   EXPECT_NE(e.find("dim"), std::string::npos) << e;
 }
 
+// Sizes from a file whose sum overflows int32, or whose reverse index
+// would be gigabytes, fail with one clear error before any allocation.
+TEST(SimpleTest, SumGroupSizesThatOverflowAreErrors) {
+  auto read_error = [](const std::string &text) {
+    std::istringstream is(text);
+    SumGroupComponent c;
+    try {
+      c.Read(is, false);
+    } catch (const UserError &e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  std::string m = read_error(
+      "<SumGroupComponent> <Sizes> [ 2147483647 2147483647 1 ] "
+      "</SumGroupComponent> ");
+  EXPECT_NE(m.find("overflow int32"), std::string::npos) << m;
+  EXPECT_NE(m.find("at group 1"), std::string::npos) << m;
+  // One huge group: within int32, but its 8 GiB index is over the limit on
+  // declared sizes (checked with a lowered limit to stay cheap).
+  int64 old = SetMaxDeclaredBytes(int64(1) << 20);
+  m = read_error(
+      "<SumGroupComponent> <Sizes> [ 1000000 ] </SumGroupComponent> ");
+  SetMaxDeclaredBytes(old);
+  EXPECT_NE(m.find("limit of 1048576 bytes"), std::string::npos) << m;
+  EXPECT_NE(read_error("<SumGroupComponent> <Sizes> [ 2 -1 ] "
+                       "</SumGroupComponent> ").find("invalid group size"),
+            std::string::npos);
+  EXPECT_EQ(read_error("<SumGroupComponent> <Sizes> [ 2 5 ] "
+                       "</SumGroupComponent> "), "no error");
+}
+
 TEST(SimpleTest, ReadsOldNoOpFormat) {
   // NoOpComponent once was a NonlinearComponent; Kaldi still reads that.
   std::istringstream is(

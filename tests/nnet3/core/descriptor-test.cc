@@ -272,6 +272,40 @@ TEST(Descriptor, MalformedInputsGiveErrorsWithPosition) {
   }
 }
 
+// Deep nesting is a parse error naming the limit, not a stack overflow.
+TEST(Descriptor, NestingDepthIsLimited) {
+  auto nested = [](const std::string &op, int levels) {
+    std::string text;
+    for (int i = 0; i < levels; i++) text += op + "(";
+    text += "a";
+    for (int i = 0; i < levels; i++) text += ")";
+    return text;
+  };
+  // The example: 100000 nested IfDefined( overflowed the stack.
+  std::string error = ParseError(nested("IfDefined", 100000));
+  EXPECT_NE(error.find("nested more than 64 levels deep"), std::string::npos)
+      << error.substr(0, 300);
+  EXPECT_LT(error.size(), 1000u);
+  // Unterminated deep input fails the same way.
+  error = ParseError(std::string(300000, '(').replace(0, 0, "Sum"));
+  EXPECT_FALSE(error.empty());
+  std::string deep_open;
+  for (int i = 0; i < 100000; i++) deep_open += "Offset(";
+  EXPECT_NE(ParseError(deep_open).find("64 levels"), std::string::npos);
+  // Exactly at the limit is fine, one more is not.
+  EXPECT_EQ(Normal(nested("IfDefined", kMaxDescriptorDepth)),
+            nested("IfDefined", kMaxDescriptorDepth));
+  EXPECT_NE(ParseError(nested("IfDefined", kMaxDescriptorDepth + 1))
+                .find("64 levels"),
+            std::string::npos);
+  // A Sum of n terms becomes n-1 nested Sums and counts as such.
+  std::string sum = "Sum(a";
+  for (int i = 0; i < 100000; i++) sum += ", b";
+  sum += ")";
+  EXPECT_NE(ParseError(sum).find("64 levels"), std::string::npos);
+  ParseOk("Sum(a, b, c, d, a, b, c, d)");
+}
+
 TEST(Descriptor, FailedParseLeavesDescriptorUnchanged) {
   Descriptor d = ParseOk("Append(a, b)");
   std::string error;
