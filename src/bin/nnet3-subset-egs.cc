@@ -30,7 +30,9 @@ int Nnet3SubsetEgs(int argc, char *argv[]) {
               "If true, randomize the order of the output");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
-  if (n <= 0) NNET3_ERR << "Invalid --n=" << n << " (must be > 0)";
+  // --n=0 is allowed, as in Kaldi (get_egs.sh asks for it): the output
+  // archive is empty.
+  if (n < 0) NNET3_ERR << "Invalid --n=" << n << " (must be >= 0)";
   KaldiRand rand(static_cast<uint32>(srand_seed));
   std::vector<std::pair<std::string, NnetExample> > egs;
   SequentialNnetExampleReader reader(po.GetArg(1));

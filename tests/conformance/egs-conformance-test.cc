@@ -226,6 +226,10 @@ TEST(EgsTools, Subset) {
       kEgs + " ark:" + dir.File("all.ark"));
   EXPECT_TRUE(ReadFile(dir.File("all.ark")) ==
               ReadFile(Train("affine.egs.ark")));
+  // --n=0 (Kaldi's get_egs.sh asks for it): an empty archive, exit 0.
+  RunOk(std::string("nnet3-subset-egs --n=0 ") + kEgs + " ark:" +
+        dir.File("none.ark"));
+  EXPECT_EQ(ReadFile(dir.File("none.ark")), "");
 }
 
 TEST(EgsTools, CopyFrameAndContext) {

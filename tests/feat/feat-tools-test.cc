@@ -213,6 +213,40 @@ TEST_F(FeatTools, PipesChannelsAndDurations) {
   EXPECT_EQ(ReadFile(dir_.File("dur")), "long 1 \n");
 }
 
+TEST_F(FeatTools, WavToDurationFromHeadersOrSamples) {
+  // 1 s at 16 kHz, 0.25 s at 8 kHz, a stereo 0.5 s, and a streamed wav
+  // (sizes unknown) of 0.1 s.
+  AddWav("a.wav", MakeWav(WavSpec(), Noise(16000, 1)));
+  WavSpec r8;
+  r8.rate = 8000;
+  AddWav("b.wav", MakeWav(r8, Noise(2000, 2)));
+  WavSpec st;
+  st.channels = 2;
+  AddWav("c.wav", MakeWav(st, Noise(16000, 3)));
+  WavSpec streamed;
+  streamed.streamed = true;
+  AddWav("d.wav", MakeWav(streamed, Noise(1600, 4)));
+  WriteFile(dir_.File("wav.scp"),
+            "a a.wav\nb cat b.wav |\nc c.wav\n");
+  CommandResult r = Run("wav-to-duration scp:wav.scp ark,t:dur");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("dur")), "a 1 \nb 0.25 \nc 0.5 \n");
+  // Counting the samples gives the same here...
+  r = Run("wav-to-duration --read-entire-file=true scp:wav.scp ark,t:dur2");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("dur2")), ReadFile(dir_.File("dur")));
+  // ...and is the only way for a streamed wav.
+  WriteFile(dir_.File("s.scp"), "d d.wav\n");
+  ExpectFailureNaming("wav-to-duration scp:s.scp ark,t:x",
+                      {"'d'", "--read-entire-file=true"});
+  r = Run("wav-to-duration --read-entire-file=true scp:s.scp ark,t:dur3");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir_.File("dur3")), "d 0.1 \n");
+  // A missing file names the key.
+  WriteFile(dir_.File("m.scp"), "m missing.wav\n");
+  ExpectFailureNaming("wav-to-duration scp:m.scp ark,t:y", {"missing.wav"});
+}
+
 TEST_F(FeatTools, SubtractMeanVtlnAndDither) {
   AddWav("a.wav", MakeWav(WavSpec(), Noise(24000, 8)));
   AddWav("b.wav", MakeWav(WavSpec(), Noise(20000, 9)));
