@@ -344,10 +344,12 @@ bool FindReplaceTarget(const std::string &name, std::string *target) {
   return false;
 }
 
-// Creates ".NAME.tmp.PID.RANDOM" next to "target" with O_EXCL and mode 0666
-// (so the umask applies as for a fresh file). Returns the descriptor, or
-// -1 with errno set.
-int CreateTempFile(const std::string &target, std::string *temp) {
+// Tries "create" on fresh names ".NAME.tmp.PID.RANDOM" next to "target"
+// until it succeeds or fails other than with EEXIST. Returns its result
+// (-1 with errno set on failure) and the name used in *temp.
+template <class Create>
+int WithTempName(const std::string &target, std::string *temp,
+                 Create create) {
   std::string dir = DirPart(target);
   std::string base = target.substr(dir.size());
   if (base.size() > 200) base.resize(200);  // Room within NAME_MAX.
@@ -360,12 +362,20 @@ int CreateTempFile(const std::string &target, std::string *temp) {
                   static_cast<long>(getpid()),
                   static_cast<unsigned long long>(r & 0xffffffULL));
     *temp = dir + "." + base + suffix;
-    int fd = ::open(temp->c_str(),
-                    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
+    int rc = create(*temp);
+    if (rc >= 0 || errno != EEXIST) return rc;
   }
   errno = EEXIST;
   return -1;
+}
+
+// Creates a temporary for "target" with O_EXCL and mode 0666 (so the umask
+// applies as for a fresh file). Returns the descriptor, or -1.
+int CreateTempFile(const std::string &target, std::string *temp) {
+  return WithTempName(target, temp, [](const std::string &name) {
+    return ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  0666);
+  });
 }
 }  // namespace
 
@@ -710,6 +720,38 @@ bool Output::Close() {
 
 void Output::RemoveOldFile() {
   if (IsOpen() && !temp_filename_.empty()) ::unlink(target_filename_.c_str());
+}
+
+void Output::CommitTogether(Output *archive, Output *script) {
+  archive->Finish();
+  script->Finish();
+  if (!archive->IsOpen() || !script->IsOpen()) {
+    // One of them is not a file written through a temporary: there is no
+    // old state to protect the other from.
+    archive->Commit();
+    script->Commit();
+    return;
+  }
+  // Freeing the old archive's blocks can take milliseconds (rename does it
+  // when it replaces the last link), which would widen the time without a
+  // script. A second link to the old archive moves that work after the
+  // script's rename; a kill in between leaves that link as a stray
+  // ".NAME.tmp.*" file. Where links are not supported, we do without.
+  std::string hold;
+  int linked = internal::WithTempName(
+      archive->target_filename_, &hold, [&](const std::string &name) {
+        return ::link(archive->target_filename_.c_str(), name.c_str());
+      });
+  if (linked != 0) hold.clear();
+  try {
+    script->RemoveOldFile();
+    archive->Commit();
+    script->Commit();
+  } catch (...) {
+    if (!hold.empty()) ::unlink(hold.c_str());
+    throw;
+  }
+  if (!hold.empty()) ::unlink(hold.c_str());
 }
 
 void Output::Abort() {

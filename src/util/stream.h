@@ -161,9 +161,14 @@ class Output {
   // (Finish()es first if needed). Throws UserError if that fails.
   void Commit();
   // For a file written through a temporary: removes the file that Commit()
-  // will replace, if any (an ark,scp writer drops the old script before it
-  // replaces the archive, so no script ever points into the wrong archive).
+  // will replace, if any.
   void RemoveOldFile();
+  // Finishes both, then puts an archive and the script that points into it
+  // in place so that a script on disk always matches the archive beside
+  // it: removes the old script, renames the archive, then the script. A
+  // kill between the renames leaves the script missing, never stale (the
+  // window is kept to two renames). Throws like Finish() and Commit().
+  static void CommitTogether(Output *archive, Output *script);
   // Closes without committing: a file's temporary is removed.
   void Abort();
 

@@ -126,9 +126,8 @@ class ArchiveTableWriter : public TableWriterImpl<Holder> {
                 << (with_script_ ? " or script file " + script_name_ : "")
                 << " (a pipe command failed)";
     }
-    if (with_script_) script_.RemoveOldFile();
-    archive_.Commit();
-    if (with_script_) script_.Commit();
+    if (with_script_) Output::CommitTogether(&archive_, &script_);
+    else archive_.Commit();
   }
 
  private:
