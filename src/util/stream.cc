@@ -9,10 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
+#include <random>
 #include <streambuf>
 #include <vector>
 
@@ -300,10 +303,79 @@ bool LooksLikeSpecifier(const std::string &name) {
           ClassifyRspecifier(name, nullptr, nullptr) != kNoRspecifier);
 }
 
-mode_t CurrentUmask() {
-  mode_t mask = umask(0);
-  umask(mask);
-  return mask;
+bool StartsWith(const std::string &s, const char *prefix) {
+  return s.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+// The directory part of a path including its final '/', or "".
+std::string DirPart(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// Decides how a kFileOutput is written. Returns true and sets *target to
+// the file to replace (the end of any chain of symlinks) when the name is a
+// regular file or does not exist yet; false when it must be opened
+// directly: a device, FIFO or other special file, anything under /dev/ or
+// /proc/ (/dev/stdout leads to whatever descriptor 1 is), or a symlink loop
+// (which then fails at open with the system's message).
+bool FindReplaceTarget(const std::string &name, std::string *target) {
+  std::string cur = name;
+  for (int hops = 0; hops < 40; hops++) {
+    if (StartsWith(cur, "/dev/") || StartsWith(cur, "/proc/")) return false;
+    struct stat st;
+    if (lstat(cur.c_str(), &st) != 0) {
+      // Missing (a new file, maybe through a dangling link), or not
+      // reachable: the temporary's creation reports the problem.
+      *target = cur;
+      return true;
+    }
+    if (S_ISREG(st.st_mode)) {
+      *target = cur;
+      return true;
+    }
+    if (!S_ISLNK(st.st_mode)) return false;
+    std::vector<char> link(st.st_size > 0 ? st.st_size + 1 : 4096);
+    ssize_t n = readlink(cur.c_str(), link.data(), link.size());
+    if (n < 0 || static_cast<size_t>(n) >= link.size()) return false;
+    std::string dest(link.data(), n);
+    cur = dest[0] == '/' ? dest : DirPart(cur) + dest;
+  }
+  return false;
+}
+
+// Tries "create" on fresh names ".NAME.tmp.PID.RANDOM" next to "target"
+// until it succeeds or fails other than with EEXIST. Returns its result
+// (-1 with errno set on failure) and the name used in *temp.
+template <class Create>
+int WithTempName(const std::string &target, std::string *temp,
+                 Create create) {
+  std::string dir = DirPart(target);
+  std::string base = target.substr(dir.size());
+  if (base.size() > 200) base.resize(200);  // Room within NAME_MAX.
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; attempt++) {
+    uint64_t r = std::random_device{}();
+    r = (r << 32) ^ std::random_device{}() ^ counter++;
+    char suffix[40];
+    std::snprintf(suffix, sizeof(suffix), ".tmp.%ld.%06llx",
+                  static_cast<long>(getpid()),
+                  static_cast<unsigned long long>(r & 0xffffffULL));
+    *temp = dir + "." + base + suffix;
+    int rc = create(*temp);
+    if (rc >= 0 || errno != EEXIST) return rc;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// Creates a temporary for "target" with O_EXCL and mode 0666 (so the umask
+// applies as for a fresh file). Returns the descriptor, or -1.
+int CreateTempFile(const std::string &target, std::string *temp) {
+  return WithTempName(target, temp, [](const std::string &name) {
+    return ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  0666);
+  });
 }
 }  // namespace
 
@@ -484,7 +556,7 @@ Output::Output(const std::string &wxfilename, bool binary,
 
 Output::~Output() noexcept(false) {
   if (!IsOpen()) return;
-  if (!temp_filename_.empty() && std::uncaught_exceptions() > 0) {
+  if (std::uncaught_exceptions() > exceptions_at_open_) {
     Abort();
     return;
   }
@@ -496,7 +568,7 @@ Output::~Output() noexcept(false) {
 bool Output::IsOpen() const { return type_ != kNoOutput; }
 
 std::ostream &Output::Stream() {
-  NNET3_ASSERT(IsOpen());
+  NNET3_ASSERT(IsOpen() && stream_ != nullptr);
   return *stream_;
 }
 
@@ -505,48 +577,39 @@ void Output::Reset() {
   buf_.reset();
   pipe_ = nullptr;
   temp_filename_.clear();
+  target_filename_.clear();
+  finished_ = false;
   type_ = kNoOutput;
 }
 
 bool Output::Open(const std::string &wxfilename, bool binary,
                   bool write_header) {
-  return OpenInternal(wxfilename, binary, write_header, false);
-}
-
-bool Output::OpenAtomic(const std::string &wxfilename, bool binary,
-                        bool write_header) {
-  return OpenInternal(wxfilename, binary, write_header, true);
-}
-
-bool Output::OpenInternal(const std::string &wxfilename, bool binary,
-                          bool write_header, bool atomic) {
   if (IsOpen()) Close();
   OutputType type = ClassifyWxfilename(wxfilename);
   if (type == kNoOutput)
     NNET3_ERR << "Invalid output filename '" << wxfilename << "'";
   wxfilename_ = wxfilename;
+  exceptions_at_open_ = std::uncaught_exceptions();
   switch (type) {
     case kNoOutput:
       break;
     case kFileOutput: {
       int fd = -1;
-      struct stat st;
-      bool exists = lstat(wxfilename.c_str(), &st) == 0;
-      if (atomic && (!exists || S_ISREG(st.st_mode))) {
-        std::string temp = wxfilename + ".tmpXXXXXX";
-        std::vector<char> name(temp.begin(), temp.end());
-        name.push_back('\0');
-        fd = mkostemp(name.data(), O_CLOEXEC);
+      std::string target;
+      if (internal::FindReplaceTarget(wxfilename, &target)) {
+        std::string temp;
+        fd = internal::CreateTempFile(target, &temp);
         if (fd < 0)
           NNET3_ERR << "Failed to open output file " << wxfilename
-                    << " (cannot create a temporary file next to it: "
+                    << " (cannot create a temporary file in its directory: "
                     << internal::ErrnoString(errno) << ")";
-        mode_t mode = exists ? (st.st_mode & 07777)
-                             : (0666 & ~internal::CurrentUmask());
-        if (fchmod(fd, mode) != 0) {
-          // Not fatal: the file keeps mkstemp's 0600.
+        struct stat st;
+        if (stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            fchmod(fd, st.st_mode & 07777) != 0) {
+          // Not fatal: the file gets a fresh file's permissions.
         }
-        temp_filename_ = name.data();
+        temp_filename_ = temp;
+        target_filename_ = target;
       } else {
         fd = ::open(wxfilename.c_str(),
                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -581,8 +644,8 @@ bool Output::OpenInternal(const std::string &wxfilename, bool binary,
   return true;
 }
 
-bool Output::Close() {
-  if (!IsOpen()) return true;
+bool Output::Finish() {
+  if (!IsOpen() || finished_) return true;
   std::string name = PrintableWxfilename(wxfilename_);
   std::string error;
   bool stream_failed = stream_->fail();
@@ -594,13 +657,6 @@ bool Output::Close() {
       if (!buf_->CloseFd() || stream_failed) {
         error = buf_->error() != 0 ? internal::ErrnoString(buf_->error())
                                    : std::string("write failed");
-      }
-      if (!temp_filename_.empty()) {
-        if (error.empty() &&
-            std::rename(temp_filename_.c_str(), wxfilename_.c_str()) != 0)
-          error = "cannot rename " + temp_filename_ + " to " + wxfilename_ +
-                  ": " + internal::ErrnoString(errno);
-        if (!error.empty()) ::unlink(temp_filename_.c_str());
       }
       break;
     case kStandardOutput: {
@@ -625,16 +681,86 @@ bool Output::Close() {
       break;
     }
   }
-  Reset();
-  if (!error.empty()) NNET3_ERR << "Error writing to " << name << ": " << error;
+  if (!error.empty()) {
+    if (!temp_filename_.empty()) ::unlink(temp_filename_.c_str());
+    Reset();
+    NNET3_ERR << "Error writing to " << name << ": " << error;
+  }
+  if (temp_filename_.empty()) {
+    Reset();
+  } else {
+    stream_.reset();
+    buf_.reset();
+    finished_ = true;
+  }
   return ok;
+}
+
+void Output::Commit() {
+  if (!IsOpen()) return;
+  if (!finished_) Finish();
+  if (!IsOpen()) return;  // Not written through a temporary.
+  std::string temp = temp_filename_, target = target_filename_;
+  Reset();
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    NNET3_ERR << "Error writing to " << PrintableWxfilename(wxfilename_)
+              << ": cannot rename " << temp << " to " << target << ": "
+              << internal::ErrnoString(err);
+  }
+}
+
+bool Output::Close() {
+  if (!IsOpen()) return true;
+  bool ok = Finish();
+  Commit();
+  return ok;
+}
+
+void Output::RemoveOldFile() {
+  if (IsOpen() && !temp_filename_.empty()) ::unlink(target_filename_.c_str());
+}
+
+void Output::CommitTogether(Output *archive, Output *script) {
+  archive->Finish();
+  script->Finish();
+  if (!archive->IsOpen() || !script->IsOpen()) {
+    // One of them is not a file written through a temporary: there is no
+    // old state to protect the other from.
+    archive->Commit();
+    script->Commit();
+    return;
+  }
+  // Freeing the old archive's blocks can take milliseconds (rename does it
+  // when it replaces the last link), which would widen the time without a
+  // script. A second link to the old archive moves that work after the
+  // script's rename; a kill in between leaves that link as a stray
+  // ".NAME.tmp.*" file. Where links are not supported, we do without.
+  std::string hold;
+  int linked = internal::WithTempName(
+      archive->target_filename_, &hold, [&](const std::string &name) {
+        return ::link(archive->target_filename_.c_str(), name.c_str());
+      });
+  if (linked != 0) hold.clear();
+  try {
+    script->RemoveOldFile();
+    archive->Commit();
+    script->Commit();
+  } catch (...) {
+    if (!hold.empty()) ::unlink(hold.c_str());
+    throw;
+  }
+  if (!hold.empty()) ::unlink(hold.c_str());
 }
 
 void Output::Abort() {
   if (!IsOpen()) return;
   if (!temp_filename_.empty()) {
-    buf_->DiscardBuffer();
-    buf_->CloseFd();
+    if (!finished_) {
+      buf_->DiscardBuffer();
+      buf_->CloseFd();
+    }
     ::unlink(temp_filename_.c_str());
   } else if (type_ == kPipeOutput) {
     buf_->FlushBuffer();
@@ -643,7 +769,7 @@ void Output::Abort() {
   } else if (type_ == kStandardOutput) {
     internal::StdoutBuf()->FlushBuffer();
   }
-  Reset();  // For files, the FdStreamBuf destructor flushes and closes.
+  Reset();
 }
 
 }  // namespace nnet3

@@ -24,9 +24,20 @@
 // and warns and returns false if a pipe's command exited non-zero;
 // Input::Close() returns the pipe's exit status (0 = success).
 //
-// WriteKaldiObject() replaces an existing regular file atomically: it
-// writes "name.tmpXXXXXX" in the same directory and renames it over "name"
-// only when everything was written; on failure the temporary is removed.
+// Crash-safe files: an Output opened on a plain file never writes the file
+// in place. It writes a temporary ".NAME.tmp.PID.RANDOM" in the same
+// directory (created with O_EXCL) and Close() renames it over NAME only
+// when everything was written, so a process killed at any moment (even by
+// SIGKILL) leaves either the old NAME or the complete new one; a failed
+// write or an exception unwinding through the Output removes the
+// temporary and keeps the old file. A symlink is followed, and the file it
+// points to is replaced (the link stays). An existing file keeps its
+// permission bits; a new one gets 0666 minus the umask. No fsync is done:
+// this protects against the death of the process, not of the machine.
+// Standard output, pipes, and existing non-regular files (/dev/null,
+// FIFOs, anything under /dev/ or /proc/) are written directly.
+// A killed process leaves its temporary behind; such stray files match
+// ".*.tmp.*" and are never opened under the final name.
 #ifndef NNET3_UTIL_STREAM_H_
 #define NNET3_UTIL_STREAM_H_
 
@@ -117,39 +128,64 @@ class Output {
   Output(const std::string &wxfilename, bool binary, bool write_header = true);
   Output(const Output &) = delete;
   Output &operator=(const Output &) = delete;
-  // Closes if still open, and throws UserError if that fails (unless an
-  // exception is already propagating). An output opened with OpenAtomic is
-  // discarded instead when an exception is propagating. Close explicitly
-  // an Output owned through std::unique_ptr or a container.
+  // When an exception is propagating (one thrown after Open), discards the
+  // output: a file's temporary is removed and the old file stays. Else
+  // closes if still open, and throws UserError if that fails. Close
+  // explicitly an Output owned through std::unique_ptr or a container.
   ~Output() noexcept(false);
 
-  // Opens "wxfilename" for writing; with write_header, writes the binary
-  // header "\0B" if binary. Throws UserError on failure; returns true.
+  // Opens "wxfilename" for writing (a plain file through a temporary, see
+  // the top of this file); with write_header, writes the binary header
+  // "\0B" if binary. Throws UserError on failure; returns true.
   bool Open(const std::string &wxfilename, bool binary, bool write_header);
-  // Like Open, but when wxfilename names a regular file or nothing yet,
-  // writes a temporary file next to it that Close() renames into place.
+  // The same as Open (every plain file is written atomically now).
   bool OpenAtomic(const std::string &wxfilename, bool binary,
-                  bool write_header);
+                  bool write_header) {
+    return Open(wxfilename, binary, write_header);
+  }
 
   bool IsOpen() const;
+  // Valid while open and not yet finished.
   std::ostream &Stream();
-  // Flushes and closes. Throws UserError if writing failed; returns false
+  // Finish() then Commit(): flushes, closes and puts the file in place.
+  // Throws UserError if writing failed (the old file stays); returns false
   // (after a warning) if a pipe command exited non-zero.
   bool Close();
-  // Closes without committing: an atomic output's temporary is removed.
+  // The first half of Close(), for outputs that must appear together:
+  // writes out everything and closes the descriptor (throwing on an error,
+  // after removing the temporary). A file's new contents then wait under
+  // the temporary name until Commit(); other outputs are closed for good.
+  // Returns false if a pipe command exited non-zero.
+  bool Finish();
+  // The second half: renames a finished temporary over the final name
+  // (Finish()es first if needed). Throws UserError if that fails.
+  void Commit();
+  // For a file written through a temporary: removes the file that Commit()
+  // will replace, if any.
+  void RemoveOldFile();
+  // Finishes both, then puts an archive and the script that points into it
+  // in place so that a script on disk always matches the archive beside
+  // it: removes the old script, renames the archive, then the script. A
+  // kill between the renames leaves the script missing, never stale (the
+  // window is kept to two renames). Throws like Finish() and Commit().
+  static void CommitTogether(Output *archive, Output *script);
+  // Closes without committing: a file's temporary is removed.
   void Abort();
 
   OutputType Type() const { return type_; }
   const std::string &Wxfilename() const { return wxfilename_; }
+  // The temporary file being written, or "" when writing directly.
+  const std::string &TempFilename() const { return temp_filename_; }
 
  private:
-  bool OpenInternal(const std::string &wxfilename, bool binary,
-                    bool write_header, bool atomic);
   void Reset();
 
   OutputType type_ = kNoOutput;
   std::string wxfilename_;
-  std::string temp_filename_;  // Set for an atomic output.
+  std::string temp_filename_;    // Set when writing through a temporary.
+  std::string target_filename_;  // What the temporary replaces.
+  bool finished_ = false;        // Finish() done, Commit() not yet.
+  int exceptions_at_open_ = 0;   // std::uncaught_exceptions() at Open.
   std::unique_ptr<internal::FdStreamBuf> buf_;  // Not for stdout.
   std::unique_ptr<std::ostream> stream_;
   FILE *pipe_ = nullptr;
@@ -171,12 +207,11 @@ void ReadKaldiObject(const std::string &rxfilename, C *c) {
 }
 
 // Writes an object with `void Write(std::ostream &os, bool binary) const`,
-// with the binary header. A regular file is replaced atomically.
+// with the binary header. A plain file is replaced atomically (see above).
 template <class C>
 void WriteKaldiObject(const C &c, const std::string &wxfilename,
                       bool binary) {
-  Output ko;
-  ko.OpenAtomic(wxfilename, binary, true);
+  Output ko(wxfilename, binary, true);
   try {
     c.Write(ko.Stream(), binary);
   } catch (const UserError &e) {

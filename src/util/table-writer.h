@@ -18,13 +18,24 @@
 // Errors are UserErrors naming the key and the file: an invalid key, a
 // holder failure, a failed write. Close() throws if closing fails (for
 // example a pipe command exiting non-zero); the destructor closes a writer
-// left open, and throws the same way unless an exception is propagating.
+// left open, and throws the same way. When an exception is propagating,
+// the destructor discards the output instead.
+// Crash safety: archive and script files are written through temporaries
+// (see util/stream.h) and appear under their names only at Close(), so a
+// killed or failed tool leaves the old files or the complete new ones. For
+// ark,scp, Close() first finishes both temporaries, then removes the old
+// script, renames the archive, and renames the script last: a script on
+// disk always matches the archive beside it (a kill in the instant between
+// the renames leaves the script missing, never stale). The script names
+// the archive by its final name; offsets are those in the temporary, which
+// is the same file.
 // A writer owned through std::unique_ptr or kept in a container should be
 // closed explicitly: those destructors cannot pass an exception on.
 #ifndef NNET3_UTIL_TABLE_WRITER_H_
 #define NNET3_UTIL_TABLE_WRITER_H_
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,12 +115,19 @@ class ArchiveTableWriter : public TableWriterImpl<Holder> {
   }
 
   void Close() override {
-    bool ok = archive_.Close();
-    if (with_script_) ok = script_.Close() && ok;
-    if (!ok)
+    // On a throw, the destructors of archive_ and script_ run during the
+    // unwinding and remove what is left of the temporaries.
+    bool ok = archive_.Finish();
+    if (with_script_) ok = script_.Finish() && ok;
+    if (!ok) {
+      archive_.Abort();
+      script_.Abort();
       NNET3_ERR << "Error closing archive " << name_
                 << (with_script_ ? " or script file " + script_name_ : "")
                 << " (a pipe command failed)";
+    }
+    if (with_script_) Output::CommitTogether(&archive_, &script_);
+    else archive_.Commit();
   }
 
  private:
@@ -229,6 +247,7 @@ class TableWriter {
                 << "': " << e.message();
     }
     wspecifier_ = wspecifier;
+    exceptions_at_open_ = std::uncaught_exceptions();
     return true;
   }
 
@@ -258,10 +277,15 @@ class TableWriter {
     return true;
   }
 
-  ~TableWriter() noexcept(false) { Close(); }
+  // Discards the output (see the top) when an exception is propagating.
+  ~TableWriter() noexcept(false) {
+    if (std::uncaught_exceptions() > exceptions_at_open_) impl_.reset();
+    else Close();
+  }
 
  private:
   std::string wspecifier_;
+  int exceptions_at_open_ = 0;
   std::unique_ptr<internal::TableWriterImpl<Holder> > impl_;
 };
 

@@ -308,14 +308,20 @@ TEST_F(FeatTools, ThreadsGiveTheSameBytes) {
     EXPECT_EQ(ReadFile(dir_.File("1.ark")), ReadFile(dir_.File("3.ark")))
         << tool;
   }
-  // A bad entry in the middle: everything before it is still written.
+  // A bad entry in the middle: everything before it is still written to
+  // standard output; an output file is not created at all (crash-safe
+  // output: no partial file under the final name).
   WavSpec eight;
   eight.bits = 8;
   AddWav("bad.wav", MakeWav(eight, Noise(4000, 1)));
   WriteFile(dir_.File("bad.scp"), "u0 u0.wav\nu1 u1.wav\nbad bad.wav\n");
   ExpectFailureNaming("compute-fbank-feats --num-threads=2 scp:bad.scp "
-                      "ark:b.ark", {"bad"});
+                      "ark:- > b.ark", {"bad"});
   EXPECT_EQ(ReadFeats("ark:" + dir_.File("b.ark")).size(), 2u);
+  ExpectFailureNaming("compute-fbank-feats --num-threads=2 scp:bad.scp "
+                      "ark:c.ark", {"bad"});
+  EXPECT_FALSE(FileExists(dir_.File("c.ark")));
+  EXPECT_EQ(Run("ls -A | grep -c tmp").out, "0\n");
 }
 
 TEST_F(FeatTools, ShortAudioAndUsage) {

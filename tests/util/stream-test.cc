@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -383,5 +384,221 @@ TEST(StreamTest, WriteKaldiObjectIsAtomic) {
   EXPECT_NE(err.find(dir.File("no/such/x")), std::string::npos) << err;
 }
 
+// --- Crash-safe output: plain files go through a temporary next to them.
+
+// True if "path" is ".NAME.tmp.PID.*" for the name "name" and this process.
+bool IsTempFor(const std::string &path, const std::string &dir,
+               const std::string &name) {
+  std::string prefix = dir + "/." + name + ".tmp." +
+                       std::to_string(getpid()) + ".";
+  return path.size() > prefix.size() &&
+         path.compare(0, prefix.size(), prefix) == 0;
+}
+
+TEST(StreamTest, OutputWritesThroughATemporary) {
+  test::TempDir dir;
+  std::string f = dir.File("out.ark");
+  test::WriteFileBytes(f, "OLD");
+  Output ko(f, true, true);
+  EXPECT_TRUE(IsTempFor(ko.TempFilename(), dir.path(), "out.ark"))
+      << ko.TempFilename();
+  ko.Stream() << std::string(200000, 'n');  // More than one buffer.
+  EXPECT_EQ(ko.Stream().tellp(), 200002);
+  EXPECT_EQ(test::ReadFileBytes(f), "OLD");  // Untouched while writing.
+  EXPECT_EQ(dir.List().size(), 2u);
+  EXPECT_TRUE(ko.Close());
+  EXPECT_TRUE(test::ReadFileBytes(f) ==
+              std::string("\0B", 2) + std::string(200000, 'n'));
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"out.ark"});
+  // A name without a directory part gets its temporary in ".".
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(chdir(dir.path().c_str()), 0);
+  {
+    Output rel("rel", false, false);
+    std::string prefix = ".rel.tmp." + std::to_string(getpid()) + ".";
+    EXPECT_EQ(rel.TempFilename().compare(0, prefix.size(), prefix), 0)
+        << rel.TempFilename();
+    rel.Stream() << "r";
+  }
+  ASSERT_EQ(chdir(cwd), 0);
+  EXPECT_EQ(test::ReadFileBytes(dir.File("rel")), "r");
+}
+
+TEST(StreamTest, FinishThenCommit) {
+  test::TempDir dir;
+  std::string f = dir.File("m");
+  test::WriteFileBytes(f, "OLD");
+  Output ko(f, false, false);
+  ko.Stream() << "NEW";
+  std::string temp = ko.TempFilename();
+  EXPECT_TRUE(ko.Finish());
+  EXPECT_TRUE(ko.IsOpen());
+  EXPECT_EQ(test::ReadFileBytes(temp), "NEW");
+  EXPECT_EQ(test::ReadFileBytes(f), "OLD");
+  ko.Commit();
+  EXPECT_FALSE(ko.IsOpen());
+  EXPECT_EQ(test::ReadFileBytes(f), "NEW");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"m"});
+  // RemoveOldFile() then Abort(): neither file is left.
+  Output ko2(f, false, false);
+  ko2.Stream() << "X";
+  ko2.Finish();
+  ko2.RemoveOldFile();
+  EXPECT_FALSE(test::FileExists(f));
+  ko2.Abort();
+  EXPECT_TRUE(dir.List().empty());
+}
+
+TEST(StreamTest, OutputDiscardedOnExceptionOrAbort) {
+  test::TempDir dir;
+  std::string f = dir.File("model");
+  test::WriteFileBytes(f, "OLD");
+  std::string err = test::UserErrorOf([&] {
+    Output ko(f, true, true);
+    ko.Stream() << std::string(100000, 'x');
+    NNET3_ERR << "failure while writing";
+  });
+  EXPECT_NE(err.find("failure while writing"), std::string::npos) << err;
+  EXPECT_EQ(test::ReadFileBytes(f), "OLD");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"model"});
+  {
+    Output ko(f, false, false);
+    ko.Stream() << "half";
+    ko.Abort();
+    EXPECT_FALSE(ko.IsOpen());
+  }
+  EXPECT_EQ(test::ReadFileBytes(f), "OLD");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"model"});
+  // A new name that was never closed leaves nothing at all.
+  std::string g = dir.File("new");
+  err = test::UserErrorOf([&] {
+    Output ko(g, false, false);
+    ko.Stream() << "partial";
+    NNET3_ERR << "boom";
+  });
+  EXPECT_FALSE(test::FileExists(g));
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"model"});
+  // A destructor without an exception closes and commits (Kaldi's rule).
+  {
+    Output ko(f, false, false);
+    ko.Stream() << "NEW";
+  }
+  EXPECT_EQ(test::ReadFileBytes(f), "NEW");
+  // An Output opened while an exception is propagating (in a destructor)
+  // still commits when closed normally there.
+  struct Cleanup {
+    std::string f;
+    ~Cleanup() {
+      Output ko(f, false, false);
+      ko.Stream() << "FROM-DTOR";
+    }
+  };
+  try {
+    Cleanup c{f};
+    throw std::runtime_error("x");
+  } catch (const std::runtime_error &) {
+  }
+  EXPECT_EQ(test::ReadFileBytes(f), "FROM-DTOR");
+}
+
+TEST(StreamTest, PipesStdoutAndDevicesAreWrittenDirectly) {
+  test::TempDir dir;
+  {
+    Output ko("| cat > " + dir.File("piped"), false, false);
+    EXPECT_EQ(ko.TempFilename(), "");
+    ko.Stream() << "p";
+  }
+  EXPECT_EQ(test::ReadFileBytes(dir.File("piped")), "p");
+  Output null("/dev/null", true, true);
+  EXPECT_EQ(null.TempFilename(), "");
+  null.Stream() << "x";
+  EXPECT_TRUE(null.Close());
+  // A FIFO is opened directly (a temporary would never reach its reader).
+  std::string fifo = dir.File("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto child = [&] {
+    Output ko(fifo, false, false);
+    bool ok = ko.TempFilename().empty();
+    ko.Stream() << "via fifo";
+    ok = ko.Close() && ok;
+    std::exit(ok ? 0 : 1);
+  };
+  auto reader = [&] {
+    // Reads what the writer child sends, in a child of its own.
+    std::string got = test::ReadFileBytes(fifo);
+    _exit(got == "via fifo" ? 0 : 1);
+  };
+  pid_t r = fork();
+  ASSERT_GE(r, 0);
+  if (r == 0) reader();
+  EXPECT_EXIT(child(), testing::ExitedWithCode(0), "");
+  int status = 0;
+  ASSERT_EQ(waitpid(r, &status, 0), r);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // Standard output: no temporary either.
+  auto out_child = [&] {
+    Output ko("-", false, false);
+    std::exit(ko.TempFilename().empty() ? 0 : 1);
+  };
+  EXPECT_EXIT(out_child(), testing::ExitedWithCode(0), "");
+}
+
+TEST(StreamTest, SymlinkTargetIsReplaced) {
+  test::TempDir dir;
+  ASSERT_EQ(mkdir(dir.File("real").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(dir.File("links").c_str(), 0755), 0);
+  std::string real = dir.File("real/final.mdl");
+  std::string link = dir.File("links/final.mdl");
+  test::WriteFileBytes(real, "OLD");
+  ASSERT_EQ(symlink("../real/final.mdl", link.c_str()), 0);
+  {
+    Output ko(link, false, false);
+    EXPECT_TRUE(IsTempFor(ko.TempFilename(), dir.File("links/../real"),
+                          "final.mdl")) << ko.TempFilename();
+    ko.Stream() << "NEW";
+  }
+  struct stat st;
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));  // Still a link...
+  EXPECT_EQ(test::ReadFileBytes(real), "NEW");  // ...to the new file.
+  EXPECT_EQ(test::ReadFileBytes(link), "NEW");
+  // A chain of links, the last one dangling: the file is created where
+  // the chain ends, as open() would do.
+  ASSERT_EQ(symlink(dir.File("real/new.mdl").c_str(),
+                    dir.File("links/b").c_str()), 0);
+  ASSERT_EQ(symlink("b", dir.File("links/a").c_str()), 0);
+  WriteKaldiObject(Obj{{3}}, dir.File("links/a"), false);
+  EXPECT_EQ(test::ReadFileBytes(dir.File("real/new.mdl")), "<Obj> [ 3 ]\n");
+  ASSERT_EQ(lstat(dir.File("links/a").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(test::ReadFileBytes(dir.File("links/a")), "<Obj> [ 3 ]\n");
+}
+
+TEST(StreamTest, DirectoryWithoutWriteAccessIsAClearError) {
+  // The file itself is writable, its directory is not: no temporary can be
+  // made, and the output fails at Open() rather than writing in place.
+  test::TempDir dir;
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(dir.File("ro").c_str(), 0755), 0);
+  std::string f = dir.File("ro/model");
+  test::WriteFileBytes(f, "OLD");
+  ASSERT_EQ(chmod(f.c_str(), 0666), 0);
+  ASSERT_EQ(chmod(dir.File("ro").c_str(), 0555), 0);
+  auto child = [&] {
+    // Root ignores directory permissions: run as "nobody" then.
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+      std::exit(2);
+    std::string err = test::UserErrorOf([&] { Output ko(f, true, true); });
+    bool ok = err.find(f) != std::string::npos &&
+              err.find("cannot create a temporary file in its directory") !=
+                  std::string::npos;
+    std::exit(ok ? 0 : 1);
+  };
+  EXPECT_EXIT(child(), testing::ExitedWithCode(0), "");
+  ASSERT_EQ(chmod(dir.File("ro").c_str(), 0755), 0);
+  EXPECT_EQ(test::ReadFileBytes(f), "OLD");
+  EXPECT_EQ(dir.List(), std::vector<std::string>{"ro"});
+}
 }  // namespace
 }  // namespace nnet3

@@ -173,17 +173,109 @@ TEST(TableWriterTest, GzipPipesRoundTrip) {
   EXPECT_EQ(n, 1000);
 }
 
+// The file being written is the temporary ".NAME.tmp.*" in dir; the final
+// name appears only at Close().
+std::string TempOf(const test::TempDir &dir, const std::string &name) {
+  std::string found;
+  for (const std::string &f : dir.List())
+    if (f.compare(0, name.size() + 6, "." + name + ".tmp.") == 0) {
+      EXPECT_EQ(found, "") << "two temporaries for " << name;
+      found = dir.File(f);
+    }
+  return found;
+}
+
 TEST(TableWriterTest, FlushOption) {
   test::TempDir dir;
   std::string ark = dir.File("f.ark");
   Int32VectorWriter writer("ark,t,f:" + ark);
   writer.Write("a", {1});
-  EXPECT_EQ(test::ReadFileBytes(ark), "a 1 \n");  // Before Close().
+  std::string temp = TempOf(dir, "f.ark");
+  ASSERT_NE(temp, "");
+  EXPECT_EQ(test::ReadFileBytes(temp), "a 1 \n");  // Before Close().
   Int32VectorWriter unflushed("ark,t:" + dir.File("nf.ark"));
   unflushed.Write("a", {1});
-  EXPECT_EQ(test::ReadFileBytes(dir.File("nf.ark")), "");
+  std::string nf_temp = TempOf(dir, "nf.ark");
+  ASSERT_NE(nf_temp, "");
+  EXPECT_EQ(test::ReadFileBytes(nf_temp), "");
   unflushed.Flush();
-  EXPECT_EQ(test::ReadFileBytes(dir.File("nf.ark")), "a 1 \n");
+  EXPECT_EQ(test::ReadFileBytes(nf_temp), "a 1 \n");
+  // Nothing under the final names until Close().
+  struct stat st;
+  EXPECT_NE(stat(ark.c_str(), &st), 0);
+  EXPECT_TRUE(writer.Close());
+  EXPECT_TRUE(unflushed.Close());
+  EXPECT_EQ(test::ReadFileBytes(ark), "a 1 \n");
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"f.ark", "nf.ark"}));
+}
+
+TEST(TableWriterTest, ArchiveAndScriptAppearTogetherAtClose) {
+  test::TempDir dir;
+  std::string ark = dir.File("a.ark"), scp = dir.File("a.scp");
+  test::WriteFileBytes(ark, "OLD-ARK");
+  test::WriteFileBytes(scp, "OLD-SCP");
+  Int32VectorWriter writer("ark,scp,t,f:" + ark + "," + scp);
+  writer.Write("a", {1, 2});
+  writer.Write("b", {3});
+  // Flushed, but only into the temporaries.
+  EXPECT_EQ(test::ReadFileBytes(ark), "OLD-ARK");
+  EXPECT_EQ(test::ReadFileBytes(scp), "OLD-SCP");
+  std::string ark_temp = TempOf(dir, "a.ark"), scp_temp = TempOf(dir, "a.scp");
+  EXPECT_EQ(test::ReadFileBytes(ark_temp), "a 1 2 \nb 3 \n");
+  // The script names the final archive, with offsets into the same bytes.
+  EXPECT_EQ(test::ReadFileBytes(scp_temp),
+            "a " + ark + ":2\nb " + ark + ":9\n");
+  EXPECT_TRUE(writer.Close());
+  EXPECT_EQ(test::ReadFileBytes(ark), "a 1 2 \nb 3 \n");
+  EXPECT_EQ(test::ReadFileBytes(scp), "a " + ark + ":2\nb " + ark + ":9\n");
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"a.ark", "a.scp"}));
+  RandomAccessInt32VectorReader reader("scp:" + scp);
+  EXPECT_EQ(reader.Value("b"), V{3});
+}
+
+TEST(TableWriterTest, FailedWriterKeepsTheOldFiles) {
+  test::TempDir dir;
+  std::string ark = dir.File("a.ark"), scp = dir.File("a.scp");
+  test::WriteFileBytes(ark, "OLD-ARK");
+  test::WriteFileBytes(scp, "OLD-SCP");
+  // An error thrown while the writer is open (here a bad token) discards
+  // the new archive and script: the destructor runs during unwinding.
+  std::string err = test::UserErrorOf([&] {
+    TokenWriter writer("ark,scp:" + ark + "," + scp);
+    for (int i = 0; i < 1000; i++)
+      writer.Write("k" + std::to_string(i), std::string(500, 'w'));
+    writer.Write("bad", "two words");
+  });
+  EXPECT_NE(err.find("Failed to write object for key bad"), std::string::npos)
+      << err;
+  EXPECT_EQ(test::ReadFileBytes(ark), "OLD-ARK");
+  EXPECT_EQ(test::ReadFileBytes(scp), "OLD-SCP");
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"a.ark", "a.scp"}));
+  // The same for a writer that fails on a later, unrelated error.
+  err = test::UserErrorOf([&] {
+    Int32VectorWriter writer("ark:" + ark);
+    writer.Write("x", {1});
+    NNET3_ERR << "unrelated failure";
+  });
+  EXPECT_EQ(test::ReadFileBytes(ark), "OLD-ARK");
+  // A script writer's per-key files are each replaced whole.
+  std::string wscp = dir.File("w.scp"), vec = dir.File("v.vec");
+  test::WriteFileBytes(wscp, "v " + vec + "\n");
+  test::WriteFileBytes(vec, "OLD");
+  {
+    TokenWriter writer("scp:" + wscp);
+    err = test::UserErrorOf([&] { writer.Write("v", "two words"); });
+    EXPECT_NE(err.find("Failed to write object for key v"), std::string::npos)
+        << err;
+  }
+  EXPECT_EQ(test::ReadFileBytes(vec), "OLD");
+  {
+    TokenWriter writer("scp:" + wscp);
+    writer.Write("v", "word");
+  }
+  EXPECT_EQ(test::ReadFileBytes(vec), "word\n");
+  EXPECT_EQ(dir.List(),
+            (std::vector<std::string>{"a.ark", "a.scp", "v.vec", "w.scp"}));
 }
 
 }  // namespace

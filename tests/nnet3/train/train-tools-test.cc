@@ -300,7 +300,7 @@ TEST(TrainToolsTest, KillDuringModelWriteKeepsOldModel) {
       "nnet3-train --use-gpu=no --binary=false big.raw ark:" + TrainData() +
           "/affine.mb1.ark model.txt 2>log & pid=$!; "
           "while kill -0 $pid 2>/dev/null; do "
-          "  if ls model.txt.tmp* >/dev/null 2>&1; then "
+          "  if ls .model.txt.tmp.* >/dev/null 2>&1; then "
           "    kill -9 $pid; echo KILLED; break; fi; "
           "done; wait $pid; true",
       tmp.path());
@@ -311,12 +311,12 @@ TEST(TrainToolsTest, KillDuringModelWriteKeepsOldModel) {
   r = RunCommand("nnet3-info model.txt", tmp.path());
   EXPECT_EQ(r.exit_status, 0) << r.err;
   // Without the kill, the new model replaces the old one.
-  r = RunCommand("rm -f model.txt.tmp*; nnet3-train --use-gpu=no --binary=false big.raw "
+  r = RunCommand("rm -f .model.txt.tmp.*; nnet3-train --use-gpu=no --binary=false big.raw "
                  "ark:" + TrainData() + "/affine.mb1.ark model.txt",
                  tmp.path());
   ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_NE(ReadFile(tmp.File("model.txt")), old_bytes);
-  EXPECT_EQ(RunCommand("ls model.txt.tmp*", tmp.path()).exit_status, 2);
+  EXPECT_EQ(RunCommand("ls .model.txt.tmp.*", tmp.path()).exit_status, 2);
 }
 
 TEST(TrainToolsTest, ComputeFromEgsGivesKaldisObjective) {
