@@ -3,7 +3,8 @@
 // wav files, sample-rate mismatch) fail with one ERROR line naming the
 // utterance; pipes, --channel, --min-duration, --write-utt2dur,
 // --subtract-mean, VTLN maps, dither seeds, resampling and HTK output
-// behave as documented.
+// behave as documented; wav-to-duration (header or counted samples) and
+// extract-segments (cuts, overshoot, channels, skipped lines).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "common/testing.h"
 #include "feat/wav-test-util.h"
+#include "feat/wave-reader.h"
 #include "matrix/table-types.h"
 
 namespace nnet3 {
@@ -245,6 +247,56 @@ TEST_F(FeatTools, WavToDurationFromHeadersOrSamples) {
   // A missing file names the key.
   WriteFile(dir_.File("m.scp"), "m missing.wav\n");
   ExpectFailureNaming("wav-to-duration scp:m.scp ark,t:y", {"missing.wav"});
+}
+
+TEST_F(FeatTools, ExtractSegmentsCutsAndSkipsAsDocumented) {
+  std::vector<int16_t> a = Noise(32000, 8), left = Noise(16000, 9),
+                       right = Noise(16000, 10), both;
+  for (int i = 0; i < 16000; i++) {
+    both.push_back(left[i]);
+    both.push_back(right[i]);
+  }
+  AddWav("a.wav", MakeWav(WavSpec(), a));  // 2 s
+  WavSpec st;
+  st.channels = 2;
+  AddWav("b.wav", MakeWav(st, both));      // 1 s, stereo
+  WriteFile(dir_.File("wav.scp"), "a a.wav\nb b.wav\n");
+  WriteFile(dir_.File("segments"),
+            "s1 a 0.5 1.5\n"        // samples 8000..23999
+            "s2 a 1.8 -1\n"         // to the end: 28800..31999
+            "s3 a 1.9 2.3\n"        // 0.3 s past the end: cut at the end
+            "s4 a 1.0 2.8\n"        // 0.8 s past the end: skipped
+            "s5 b 0.25 0.75 1\n"    // channel 1 only
+            "s6 a 0.0 0.05\n"       // shorter than 0.1 s: skipped
+            "s7 zzz 0 1\n"          // unknown recording: skipped
+            "s8 a x 1\n");          // bad time: skipped
+  CommandResult r = Run("extract-segments scp:wav.scp segments ark:out.ark");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  for (const char *skipped : {"s4", "s6", "s7", "s8"})
+    EXPECT_NE(r.err.find(std::string("segment ") + skipped),
+              std::string::npos) << skipped << " not warned about: " << r.err;
+  std::map<std::string, WaveData> got;
+  SequentialWaveReader reader("ark:" + dir_.File("out.ark"));
+  for (; !reader.Done(); reader.Next()) got[reader.Key()] = reader.Value();
+  ASSERT_EQ(got.size(), 4u);
+  auto expect = [&](const std::string &key, const std::vector<int16_t> &src,
+                    int begin, int end) {
+    ASSERT_EQ(got.count(key), 1u) << key;
+    const Matrix<BaseFloat> &d = got[key].Data();
+    ASSERT_EQ(d.NumRows(), 1) << key;
+    ASSERT_EQ(d.NumCols(), end - begin) << key;
+    for (int i = begin; i < end; i++)
+      ASSERT_EQ(d(0, i - begin), src[i]) << key << " sample " << i;
+    EXPECT_EQ(got[key].SampFreq(), 16000.0f);
+  };
+  expect("s1", a, 8000, 24000);
+  expect("s2", a, 28800, 32000);
+  expect("s3", a, 30400, 32000);
+  expect("s5", right, 4000, 12000);
+  // Nothing usable: exit 1.
+  WriteFile(dir_.File("bad"), "s9 zzz 0 1\n");
+  r = Run("extract-segments scp:wav.scp bad ark:none.ark");
+  EXPECT_EQ(r.exit_status, 1);
 }
 
 TEST_F(FeatTools, SubtractMeanVtlnAndDither) {
