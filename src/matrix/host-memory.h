@@ -10,11 +10,18 @@
 //
 // Invariants:
 //  - blocks of at least kMinCachedBytes are rounded up to a multiple of
-//    4 KiB and 64-byte aligned; a freed one goes to the cache bucket of its
-//    rounded size and is handed out only for that same rounded size;
-//    smaller blocks go straight to malloc/free (alignment 64 as well);
+//    4 KiB and 64-byte aligned; a freed one is cached and handed out again
+//    for a request that it fits and that is at least half its size (the
+//    smallest such block first), so minibatches of varying shapes reuse
+//    each other's memory; smaller blocks go straight to malloc/free
+//    (alignment 64 as well);
 //  - the cache holds at most kMaxCachedBytes; a block freed beyond that is
 //    returned to the C heap;
+//  - the bytes held in cacheable-size blocks (handed out plus cached) never
+//    exceed the peak of the bytes handed out at one time: an allocation of
+//    a size the cache does not hold gives the excess back to the C heap,
+//    oldest cached blocks first. A loop that repeats the same sizes never
+//    evicts; after a change of sizes the blocks of the old ones go back;
 //  - FreeHostBlock must be called with the size the block was asked for;
 //  - all functions are thread-safe.
 #ifndef NNET3_MATRIX_HOST_MEMORY_H_
@@ -30,9 +37,11 @@ constexpr size_t kMaxCachedBytes = size_t(2) << 30;     // 2 GiB
 // A block of at least "bytes" bytes (bytes > 0), 64-byte aligned; throws
 // std::bad_alloc when the system refuses.
 void *AllocateHostBlock(size_t bytes);
-// Returns a block from AllocateHostBlock(bytes); nullptr is ignored.
+// Returns a block from AllocateHostBlock(bytes) ("bytes" as asked then);
+// nullptr is ignored.
 void FreeHostBlock(void *ptr, size_t bytes);
-// Gives every cached block back to the C heap.
+// Gives every cached block back to the C heap and restarts the peak used
+// by the eviction rule from what is in use now.
 void ReleaseCachedHostBlocks();
 
 struct HostBlockStats {

@@ -1,5 +1,6 @@
 // Tests of the matrix storage cache (matrix/host-memory.h): alignment,
-// reuse of large freed blocks for the same rounded size only, small blocks
+// reuse of large freed blocks for the same rounded size only, eviction of
+// the oldest cached blocks on a miss, small blocks
 // bypassing the cache, release, thread safety, and Matrix/Vector storage
 // (including RemoveRow/RemoveElement, which reallocate) going through it.
 #include "matrix/host-memory.h"
@@ -42,11 +43,67 @@ TEST_F(HostMemoryTest, LargeBlocksAreReusedForTheSameRoundedSize) {
   EXPECT_EQ(GetHostBlockStats().cached_bytes, 0u);
   std::memset(b, 2, kMinCachedBytes + 4000);
   FreeHostBlock(b, kMinCachedBytes + 4000);
-  // A different rounded size never gets it.
+  // A different rounded size is not served from it.
   void *c = AllocateHostBlock(kMinCachedBytes + 8192);
-  EXPECT_NE(c, a);
   EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
   FreeHostBlock(c, kMinCachedBytes + 8192);
+}
+
+TEST_F(HostMemoryTest, HeldMemoryStaysAtThePeakInUse) {
+  const size_t k = kMinCachedBytes;
+  // In use at once: k + 2k + 3k = 6k.
+  void *p1 = AllocateHostBlock(k), *p2 = AllocateHostBlock(2 * k),
+       *p3 = AllocateHostBlock(3 * k);
+  FreeHostBlock(p1, k);      // oldest
+  FreeHostBlock(p2, 2 * k);
+  FreeHostBlock(p3, 3 * k);  // newest
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 6 * k);
+  // The same sizes again: all from the cache, nothing evicted.
+  size_t reuses = GetHostBlockStats().reuses;
+  p1 = AllocateHostBlock(k);
+  p2 = AllocateHostBlock(2 * k);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 2);
+  FreeHostBlock(p1, k);
+  FreeHostBlock(p2, 2 * k);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 6 * k);
+  // 4k, which no cached block fits, while nothing is in use: held would be
+  // 10k, above the 6k peak, so the least recently freed blocks go back
+  // until 4k is out: the 3k one (k and 2k were freed again after it), then
+  // the k one.
+  void *q = AllocateHostBlock(4 * k);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 2 * k);
+  reuses = GetHostBlockStats().reuses;
+  void *r = AllocateHostBlock(2 * k);  // still cached
+  EXPECT_EQ(r, p2);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  FreeHostBlock(q, 4 * k);
+  FreeHostBlock(r, 2 * k);
+}
+
+TEST_F(HostMemoryTest, ALargerBlockServesUpToTwiceItsNeed) {
+  const size_t k = kMinCachedBytes;
+  void *big = AllocateHostBlock(3 * k);
+  FreeHostBlock(big, 3 * k);
+  size_t reuses = GetHostBlockStats().reuses;
+  // 2k fits in the 3k block (at least half of it): reused, and it goes
+  // back to the cache at its own 3k size.
+  void *p = AllocateHostBlock(2 * k);
+  EXPECT_EQ(p, big);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  std::memset(p, 7, 2 * k);
+  FreeHostBlock(p, 2 * k);
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, 3 * k);
+  // 3k again gets the whole block back.
+  void *q = AllocateHostBlock(3 * k);
+  EXPECT_EQ(q, big);
+  std::memset(q, 8, 3 * k);
+  FreeHostBlock(q, 3 * k);
+  // k is less than half of it: not served from it (no reuse counted; the
+  // C heap may of course hand out the same address once the block is
+  // evicted).
+  void *s = AllocateHostBlock(k);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 2);
+  FreeHostBlock(s, k);
 }
 
 TEST_F(HostMemoryTest, SmallBlocksBypassTheCache) {
