@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "common/list-directory.h"
 #include "common/testing.h"
 
 extern char **environ;
@@ -36,18 +37,6 @@ namespace nnet3 {
 namespace testing {
 namespace {
 
-std::vector<std::string> ListDir(const std::string &dir) {
-  std::vector<std::string> names;
-  DIR *d = opendir(dir.c_str());
-  if (!d) return names;
-  while (struct dirent *e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 bool IsTempOf(const std::string &entry, const std::string &name) {
   std::string prefix = "." + name + ".tmp.";
@@ -144,7 +133,7 @@ class CrashSafe : public ::testing::Test {
                                       int *num_temps) {
     std::vector<std::string> bad;
     *num_temps = 0;
-    for (const std::string &e : ListDir(dir_.path())) {
+    for (const std::string &e : ListDirectory(dir_.path())) {
       if (inputs.count(e)) continue;
       if (std::find(outputs.begin(), outputs.end(), e) != outputs.end())
         continue;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/io.h"
+#include "common/list-directory.h"
 #include "base/log.h"
 
 namespace nnet3 {
@@ -46,16 +47,7 @@ class TempDir {
   }
   // Names of the entries in the directory (no . and ..), sorted.
   std::vector<std::string> List() const {
-    std::vector<std::string> names;
-    DIR *d = opendir(path_.c_str());
-    if (!d) return names;
-    while (struct dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
+    return nnet3::ListDirectory(path_);
   }
 
  private:

@@ -174,17 +174,47 @@ TEST_P(GradientTest, FiniteDifferencesMatchGradient) {
   EXPECT_EQ(checked, 3);
 }
 
+// The case as the trainer updates it without preconditioning: types that
+// use natural gradient by default get use-natural-gradient=false; false for
+// the types whose trainer updates are always preconditioned.
+bool PlainUpdateCase(const ComponentCase &cc, ComponentCase *plain) {
+  if (cc.name.find("NaturalGradient") == 0 || cc.name == "Linear")
+    return false;
+  *plain = cc;
+  if (cc.name == "ScaleAndOffset" || cc.name == "PerElementOffset" ||
+      cc.name == "ConstantFunction")
+    plain->line += " use-natural-gradient=false";
+  return true;
+}
+
+// Per updatable component: "trained" equals "expected" to 1e-4 of how far
+// it moved from "start", and it did move (except a1 of ConstantFunction,
+// which gets no gradient).
+void ExpectParamsMatch(const ComponentCase &cc, const Nnet &start,
+                       const Nnet &trained, const Nnet &expected) {
+  Nnet diff(trained);
+  AddNnet(expected, -1.0, &diff);
+  Nnet change(trained);
+  AddNnet(start, -1.0, &change);
+  Vector<BaseFloat> diff2, change2;
+  ComponentDotProducts(diff, diff, &diff2);
+  ComponentDotProducts(change, change, &change2);
+  for (int32 i = 0; i < diff2.Dim(); i++) {
+    if (!(cc.name == "ConstantFunction" && i == 0)) {
+      EXPECT_GT(change2(i), 0.0) << "component " << i << " did not change";
+    }
+    EXPECT_LT(std::sqrt(diff2(i)), 1e-4 * std::sqrt(change2(i)) + 1e-7)
+        << "component " << i;
+  }
+}
+
 TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
   const ComponentCase &cc = std::get<0>(GetParam());
   bool quadratic = std::get<1>(GetParam());
-  if (cc.name.find("NaturalGradient") == 0 || cc.name == "Linear")
+  ComponentCase plain;
+  if (!PlainUpdateCase(cc, &plain))
     GTEST_SKIP() << "the trainer preconditions " << cc.name
                  << " updates (natural gradient)";
-  // Types that use natural gradient by default get a plain update here.
-  ComponentCase plain = cc;
-  if (cc.name == "ScaleAndOffset" || cc.name == "PerElementOffset" ||
-      cc.name == "ConstantFunction")
-    plain.line += " use-natural-gradient=false";
   Srand(7);
   RandomSource rng(12);
   Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
@@ -208,20 +238,7 @@ TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
     EXPECT_NEAR(info->tot_objf, prob.GetObjective("output")->tot_objective,
                 1e-4 * std::fabs(info->tot_objf));
   }
-  Nnet diff(trained);
-  AddNnet(expected, -1.0, &diff);
-  Nnet change(trained);
-  AddNnet(nnet, -1.0, &change);
-  Vector<BaseFloat> diff2, change2;
-  ComponentDotProducts(diff, diff, &diff2);
-  ComponentDotProducts(change, change, &change2);
-  for (int32 i = 0; i < diff2.Dim(); i++) {
-    if (!(cc.name == "ConstantFunction" && i == 0)) {  // a1: no gradient
-      EXPECT_GT(change2(i), 0.0) << "component " << i << " did not change";
-    }
-    EXPECT_LT(std::sqrt(diff2(i)), 1e-4 * std::sqrt(change2(i)) + 1e-7)
-        << "component " << i;
-  }
+  ExpectParamsMatch(cc, nnet, trained, expected);
 }
 
 // The learning-rate-scaled gradient of the total objective at "nnet".
@@ -240,13 +257,10 @@ Nnet ScaledGradient(const Nnet &nnet, const NnetExample &eg, double *objf) {
 TEST_P(GradientTest, BackstitchStepIsTheTwoStepUpdate) {
   const ComponentCase &cc = std::get<0>(GetParam());
   bool quadratic = std::get<1>(GetParam());
-  if (cc.name.find("NaturalGradient") == 0 || cc.name == "Linear")
+  ComponentCase plain;
+  if (!PlainUpdateCase(cc, &plain))
     GTEST_SKIP() << "the trainer preconditions " << cc.name
                  << " updates (natural gradient)";
-  ComponentCase plain = cc;
-  if (cc.name == "ScaleAndOffset" || cc.name == "PerElementOffset" ||
-      cc.name == "ConstantFunction")
-    plain.line += " use-natural-gradient=false";
   Srand(7);
   RandomSource rng(13);
   Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
@@ -274,20 +288,7 @@ TEST_P(GradientTest, BackstitchStepIsTheTwoStepUpdate) {
     EXPECT_NEAR(first->tot_objf, objf0, 1e-4 * std::fabs(objf0));
     EXPECT_NEAR(second->tot_objf, objf1, 1e-4 * std::fabs(objf1));
   }
-  Nnet diff(trained);
-  AddNnet(expected, -1.0, &diff);
-  Nnet change(trained);
-  AddNnet(nnet, -1.0, &change);
-  Vector<BaseFloat> diff2, change2;
-  ComponentDotProducts(diff, diff, &diff2);
-  ComponentDotProducts(change, change, &change2);
-  for (int32 i = 0; i < diff2.Dim(); i++) {
-    if (!(cc.name == "ConstantFunction" && i == 0)) {
-      EXPECT_GT(change2(i), 0.0) << "component " << i << " did not change";
-    }
-    EXPECT_LT(std::sqrt(diff2(i)), 1e-4 * std::sqrt(change2(i)) + 1e-7)
-        << "component " << i;
-  }
+  ExpectParamsMatch(cc, nnet, trained, expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(
