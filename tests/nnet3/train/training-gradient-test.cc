@@ -208,39 +208,6 @@ void ExpectParamsMatch(const ComponentCase &cc, const Nnet &start,
   }
 }
 
-TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
-  const ComponentCase &cc = std::get<0>(GetParam());
-  bool quadratic = std::get<1>(GetParam());
-  ComponentCase plain;
-  if (!PlainUpdateCase(cc, &plain))
-    GTEST_SKIP() << "the trainer preconditions " << cc.name
-                 << " updates (natural gradient)";
-  Srand(7);
-  RandomSource rng(12);
-  Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
-  NnetExample eg = MakeMinibatch(quadratic, &rng);
-  NnetComputeProbOptions opts;
-  opts.compute_deriv = true;
-  opts.compute_accuracy = false;
-  NnetComputeProb prob(opts, nnet);
-  prob.Compute(eg);
-  Nnet expected(nnet);
-  AddNnet(prob.GetDeriv(), 0.01, &expected);  // all learning rates 0.01
-
-  Nnet trained(nnet);
-  NnetTrainerOptions topts;
-  topts.max_param_change = 0.0;
-  {
-    NnetTrainer trainer(topts, &trained);
-    trainer.Train(eg);
-    const ObjectiveFunctionInfo *info = trainer.GetObjective("output");
-    ASSERT_NE(info, nullptr);
-    EXPECT_NEAR(info->tot_objf, prob.GetObjective("output")->tot_objective,
-                1e-4 * std::fabs(info->tot_objf));
-  }
-  ExpectParamsMatch(cc, nnet, trained, expected);
-}
-
 // The learning-rate-scaled gradient of the total objective at "nnet".
 Nnet ScaledGradient(const Nnet &nnet, const NnetExample &eg, double *objf) {
   NnetComputeProbOptions opts;
@@ -252,6 +219,34 @@ Nnet ScaledGradient(const Nnet &nnet, const NnetExample &eg, double *objf) {
   Nnet g(prob.GetDeriv());
   ScaleNnet(0.01, &g);  // all learning rates are 0.01
   return g;
+}
+
+TEST_P(GradientTest, TrainerStepIsLearningRateTimesGradient) {
+  const ComponentCase &cc = std::get<0>(GetParam());
+  bool quadratic = std::get<1>(GetParam());
+  ComponentCase plain;
+  if (!PlainUpdateCase(cc, &plain))
+    GTEST_SKIP() << "the trainer preconditions " << cc.name
+                 << " updates (natural gradient)";
+  Srand(7);
+  RandomSource rng(12);
+  Nnet nnet = NnetFromConfigString(Config(plain, quadratic));
+  NnetExample eg = MakeMinibatch(quadratic, &rng);
+  double objf;
+  Nnet expected(nnet);
+  AddNnet(ScaledGradient(nnet, eg, &objf), 1.0, &expected);
+
+  Nnet trained(nnet);
+  NnetTrainerOptions topts;
+  topts.max_param_change = 0.0;
+  {
+    NnetTrainer trainer(topts, &trained);
+    trainer.Train(eg);
+    const ObjectiveFunctionInfo *info = trainer.GetObjective("output");
+    ASSERT_NE(info, nullptr);
+    EXPECT_NEAR(info->tot_objf, objf, 1e-4 * std::fabs(info->tot_objf));
+  }
+  ExpectParamsMatch(cc, nnet, trained, expected);
 }
 
 TEST_P(GradientTest, BackstitchStepIsTheTwoStepUpdate) {
