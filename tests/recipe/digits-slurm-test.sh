@@ -25,6 +25,14 @@ fi
 cp -r "$src/egs/digits" "$SLURM_TEST_DIR/"
 rm -rf "$SLURM_TEST_DIR/digits/data" "$SLURM_TEST_DIR/digits/exp"
 cd "$SLURM_TEST_DIR/digits"
+# A cluster that starts but runs no job (e.g. a container without the
+# resources slurmd needs) is an environment problem, not a failure.
+if ! utils/slurm.pl --max-wait 60 probe/probe.log true > probe.err 2>&1; then
+  echo "SKIP: Slurm started but ran no job within 60 s: $(tail -n 1 probe.err)"
+  exit 77
+fi
+# Bound every call, so that a stuck job fails the test instead of hanging it.
+sed -i 's|utils/slurm.pl --config|utils/slurm.pl --max-wait 300 --config|' cmd.sh
 small="--num-train-spk 8 --num-valid-spk 2 --num-test-spk 2 --utts-per-spk 10
   --test-utts-per-spk 5 --num-archives 2 --num-jobs 2 --num-epochs 2 --nj 2"
 
