@@ -22,6 +22,11 @@ fi
 work=$SLURM_TEST_DIR/work
 mkdir -p "$work"
 cd "$work"
+# A cluster that starts but runs no job is an environment problem: skip.
+if ! "$slurm_pl" --max-wait 60 probe/probe.log true > probe.err 2>&1; then
+  echo "SKIP: Slurm started but ran no job within 60 s: $(tail -n 1 probe.err)"
+  exit 77
+fi
 
 fail() {
   echo "FAIL: $*" >&2
