@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the workplace's prose-check (../shared/tools/prose-check beside the
 # checkout) over the whole project and fails if it flags any span other than
-# the interface facts listed in tools/prose-check-facts.txt (Kaldi output
-# formats that scripts parse, a paper title). Skips with one line when the
-# checker is not there (e.g. a clone outside this workplace).
+# the interface facts listed in tools/prose-check-facts.txt (a paper's
+# title). Skips with one line when the checker is not there (e.g. a clone
+# outside this workplace).
 #   tools/prose-check.sh
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

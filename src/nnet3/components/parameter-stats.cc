@@ -25,12 +25,17 @@ std::string SummarizeVector(const VectorBase<BaseFloat> &vec) {
   std::vector<BaseFloat> sorted(vec.Data(), vec.Data() + dim);
   std::sort(sorted.begin(), sorted.end());
   int32 n = dim - 1;
-  os << "[percentiles(0,1,2,5 10,20,50,80,90 95,98,99,100)=(";
-  os << std::setprecision(2) << std::showpoint;
-  for (int32 i = 0; i < num_percentiles; i++) {
-    os << sorted[(n * kPercentiles[i]) / 100];
-    if (i + 1 < num_percentiles) os << (i == 3 || i == 8 ? ' ' : ',');
-  }
+  // Kaldi's layout: the list is grouped 4 + 5 + 4, groups separated by a
+  // space, both in the header and in the values.
+  auto separator = [&](int32 i) {
+    return i + 1 == num_percentiles ? "" : (i == 3 || i == 8 ? " " : ",");
+  };
+  os << "[percentiles(";
+  for (int32 i = 0; i < num_percentiles; i++)
+    os << kPercentiles[i] << separator(i);
+  os << ")=(" << std::setprecision(2) << std::showpoint;
+  for (int32 i = 0; i < num_percentiles; i++)
+    os << sorted[(n * kPercentiles[i]) / 100] << separator(i);
   os << std::noshowpoint << std::setprecision(3);
   os << "), mean=" << mean << ", stddev=" << stddev << "]";
   return os.str();
