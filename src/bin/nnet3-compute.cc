@@ -28,14 +28,30 @@ namespace nnet3 {
 
 namespace {
 
-// One utterance on its way through the tool; the inputs are copies, since
-// the readers' values change with the next utterance.
+// One utterance on its way through the tool. The inputs point at the
+// readers' values when the utterance is computed before the readers move on
+// (one thread), else at the job's own copies.
 struct UttJob {
   std::string utt;
-  Matrix<BaseFloat> features, online_ivectors, output;
-  Vector<BaseFloat> ivector;
-  bool has_ivector = false, has_online_ivectors = false;
+  const Matrix<BaseFloat> *features = nullptr, *online_ivectors = nullptr;
+  const Vector<BaseFloat> *ivector = nullptr;
+  Matrix<BaseFloat> own_features, own_online_ivectors, output;
+  Vector<BaseFloat> own_ivector;
   std::exception_ptr error;
+
+  // Makes the job independent of the readers.
+  void CopyInputs() {
+    own_features = *features;
+    features = &own_features;
+    if (ivector != nullptr) {
+      own_ivector = *ivector;
+      ivector = &own_ivector;
+    }
+    if (online_ivectors != nullptr) {
+      own_online_ivectors = *online_ivectors;
+      online_ivectors = &own_online_ivectors;
+    }
+  }
 };
 
 void ComputeUtterance(const NnetSimpleComputationOptions &opts,
@@ -43,24 +59,22 @@ void ComputeUtterance(const NnetSimpleComputationOptions &opts,
                       int32 online_ivector_period, bool apply_exp,
                       CachingOptimizingCompiler *compiler, UttJob *job) {
   try {
-    DecodableNnetSimple decodable(
-        opts, nnet, priors, job->features, compiler,
-        job->has_ivector ? &job->ivector : nullptr,
-        job->has_online_ivectors ? &job->online_ivectors : nullptr,
-        online_ivector_period);
-    job->output.Resize(decodable.NumFrames(), decodable.OutputDim());
-    for (int32 t = 0; t < decodable.NumFrames(); t++) {
-      SubVector<BaseFloat> row(job->output, t);
-      decodable.GetOutputForFrame(t, &row);
-    }
-    if (apply_exp) job->output.ApplyExp();
-  } catch (const UserError &e) {
     try {
+      DecodableNnetSimple decodable(opts, nnet, priors, *job->features,
+                                    compiler, job->ivector,
+                                    job->online_ivectors,
+                                    online_ivector_period);
+      job->output.Resize(decodable.NumFrames(), decodable.OutputDim());
+      for (int32 t = 0; t < decodable.NumFrames(); t++) {
+        SubVector<BaseFloat> row(job->output, t);
+        decodable.GetOutputForFrame(t, &row);
+      }
+      if (apply_exp) job->output.ApplyExp();
+    } catch (const UserError &e) {
       NNET3_ERR << "Utterance " << job->utt << ": " << e.message();
-    } catch (...) {
-      job->error = std::current_exception();
     }
   } catch (...) {
+    // Rethrown by the thread that writes the output, in input order.
     job->error = std::current_exception();
   }
 }
@@ -138,6 +152,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   // input order.
   const size_t batch_size = num_threads == 1 ? 1 : 4 * num_threads;
   std::vector<UttJob> batch;
+  batch.reserve(batch_size);  // jobs must not move: they point into themselves
   auto flush = [&]() {
     std::atomic<size_t> next(0);
     auto work = [&]() {
@@ -154,33 +169,26 @@ int Nnet3Compute(int argc, char *argv[]) {
     for (UttJob &job : batch) {
       if (job.error) std::rethrow_exception(job.error);
       matrix_writer.Write(job.utt, job.output);
-      frame_count += job.features.NumRows();
+      frame_count += job.features->NumRows();
       num_success++;
     }
     batch.clear();
   };
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {
-    std::string utt = feature_reader.Key();
-    const Matrix<BaseFloat> &features = feature_reader.Value();
-    const Matrix<BaseFloat> *online_ivectors = nullptr;
-    const Vector<BaseFloat> *ivector = nullptr;
-    if (!inputs.Get(utt, features, &ivector, &online_ivectors)) {
+    batch.emplace_back();
+    UttJob &job = batch.back();
+    job.utt = feature_reader.Key();
+    job.features = &feature_reader.Value();
+    if (!inputs.Get(job.utt, *job.features, &job.ivector,
+                    &job.online_ivectors)) {
+      batch.pop_back();
       num_fail++;
       continue;
     }
-    batch.emplace_back();
-    UttJob &job = batch.back();
-    job.utt = utt;
-    job.features = features;
-    if (ivector != nullptr) {
-      job.ivector = *ivector;
-      job.has_ivector = true;
-    }
-    if (online_ivectors != nullptr) {
-      job.online_ivectors = *online_ivectors;
-      job.has_online_ivectors = true;
-    }
+    // One thread computes the utterance right away, before the readers move
+    // on; several keep copies until their batch is full.
+    if (batch_size > 1) job.CopyInputs();
     if (batch.size() >= batch_size) flush();
   }
   flush();
