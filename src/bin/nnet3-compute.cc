@@ -17,6 +17,7 @@
 #include "bin/cli.h"
 #include "bin/inference-tool.h"
 #include "base/timer.h"
+#include "cudamatrix/cu-backend.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "util/stream.h"
@@ -116,6 +117,11 @@ int Nnet3Compute(int argc, char *argv[]) {
   if (num_threads < 1)
     NNET3_ERR << "Invalid --num-threads=" << num_threads << " (must be >= 1)";
   tool_opts.Apply();
+  if (num_threads > 1 && cu_backend::OnDevice()) {
+    NNET3_WARN << "--num-threads=" << num_threads << " is for the CPU; "
+               << "computing on the GPU with one thread";
+    num_threads = 1;
+  }
   if (num_threads > 1 && std::getenv("OPENBLAS_NUM_THREADS") == nullptr &&
       std::getenv("OMP_NUM_THREADS") == nullptr)
     openblas_set_num_threads(1);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "cudamatrix/cu-backend.h"
 
 namespace nnet3 {
 
@@ -27,8 +28,10 @@ std::string DescribeVisibleDevices() {
 }  // namespace
 
 CuDevice &CuDevice::Instantiate() {
-  static CuDevice device(SystemGpuRuntime());
-  return device;
+  // Never destroyed: Cu objects with device memory may outlive static
+  // destruction order, and the driver frees everything at exit.
+  static CuDevice *device = new CuDevice(SystemGpuRuntime());
+  return *device;
 }
 
 CuDevice::CuDevice(GpuRuntime *runtime,
@@ -58,8 +61,8 @@ std::string CuDevice::TryActivate(bool *all_busy) {
     return "no CUDA GPU found" + DescribeVisibleDevices() +
            (why.empty() ? "" : ": " + why);
   if (!runtime_->BackendComputes())
-    return "the CUDA backend of this build cannot compute yet (its CuMatrix "
-           "operations run on the CPU only)";
+    return "the GPU runtime of this build cannot run the CuMatrix "
+           "operations";
   // The largest free share of memory wins; ties go to the lower id.
   int best = -1;
   double best_share = -1.0;
@@ -157,9 +160,12 @@ void CuDevice::LogMemoryUsage() const {
 }
 
 void SelectGpuForTool(const std::string &use_gpu) {
-  CuDevice::Instantiate().SelectGpu(use_gpu);
-  if (CuDevice::Instantiate().Enabled())
+  CuDevice &device = CuDevice::Instantiate();
+  device.SelectGpu(use_gpu);
+  if (device.Enabled()) {
+    cu_backend::Enable(SystemGpuRuntime(), &device.Allocator());
     std::atexit([] { CuDevice::Instantiate().LogMemoryUsage(); });
+  }
 }
 
 }  // namespace nnet3

@@ -82,8 +82,9 @@ class CuDevice {
 };
 
 // What a tool calls right after reading its options: applies --use-gpu to
-// the process's device and, when a GPU is active, logs its memory figures
-// at exit (under --verbose>=1).
+// the process's device and, when a GPU is active, makes it the place where
+// Cu objects live from now on (cu_backend::Enable) and logs its memory
+// figures at exit (under --verbose>=1).
 void SelectGpuForTool(const std::string &use_gpu);
 
 }  // namespace nnet3

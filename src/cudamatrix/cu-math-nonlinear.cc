@@ -1,6 +1,8 @@
 // cudamatrix/cu-math-nonlinear.cc
-// CPU backend of the operations in cu-math-nonlinear.h. The loops use the
-// host views (Mat(), Vec()) legitimately: this file is the CPU backend.
+// The operations in cu-math-nonlinear.h: on device operands each hands
+// over to DeviceOps (the kernels of cuda/nonlinear.cu); otherwise the host
+// loops below run on the host views (Mat(), Vec()), legitimately, since
+// that branch is the CPU backend.
 #include "cudamatrix/cu-math-nonlinear.h"
 
 #include <cmath>
@@ -24,6 +26,12 @@ void BackpropRectifiedLinear(const CuMatrixBase<Real> &out_value,
                              const CuMatrixBase<Real> &out_deriv,
                              CuMatrixBase<Real> *in_deriv) {
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
+  if (in_deriv->Where(out_value, "BackpropRectifiedLinear") &&
+      in_deriv->Where(out_deriv, "BackpropRectifiedLinear")) {
+    cu_backend::Ops<Real>().BackpropRectifiedLinear(
+        in_deriv->Dev(), out_value.Dev(), out_deriv.Dev());
+    return;
+  }
   const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
   for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
@@ -39,6 +47,12 @@ void DiffSoftmaxPerRow(const CuMatrixBase<Real> &value,
                        const CuMatrixBase<Real> &diff,
                        CuMatrixBase<Real> *in_deriv) {
   NNET3_ASSERT(SameDim(value, diff) && SameDim(value, *in_deriv));
+  if (in_deriv->Where(value, "DiffSoftmaxPerRow") &&
+      in_deriv->Where(diff, "DiffSoftmaxPerRow")) {
+    cu_backend::Ops<Real>().DiffSoftmaxPerRow(in_deriv->Dev(), value.Dev(),
+                                              diff.Dev());
+    return;
+  }
   const MatrixBase<Real> &y_host = value.Mat(), &e_host = diff.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
   const MatrixIndexT cols = y_host.NumCols();
@@ -57,6 +71,12 @@ void DiffLogSoftmaxPerRow(const CuMatrixBase<Real> &out_value,
                           const CuMatrixBase<Real> &out_deriv,
                           CuMatrixBase<Real> *in_deriv) {
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
+  if (in_deriv->Where(out_value, "DiffLogSoftmaxPerRow") &&
+      in_deriv->Where(out_deriv, "DiffLogSoftmaxPerRow")) {
+    cu_backend::Ops<Real>().DiffLogSoftmaxPerRow(
+        in_deriv->Dev(), out_value.Dev(), out_deriv.Dev());
+    return;
+  }
   const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
   const MatrixIndexT cols = y_host.NumCols();
@@ -104,6 +124,13 @@ void DiffNormalizePerRow(const CuMatrixBase<Real> &in_value,
       (rows == 0 || out_deriv.NumCols() == d + (add_log_stddev ? 1 : 0)));
   if (rows == 0) return;
   const Real floor = SquaredNormFloor<Real>();
+  if (in_deriv->Where(in_value, "DiffNormalizePerRow") &&
+      in_deriv->Where(out_deriv, "DiffNormalizePerRow")) {
+    cu_backend::Ops<Real>().DiffNormalizePerRow(
+        in_deriv->Dev(), in_value.Dev(), out_deriv.Dev(), target_rms,
+        add_log_stddev);
+    return;
+  }
   CuSubMatrix<Real> out_deriv_no_log(out_deriv, 0, rows, 0, d);
   // Host loops (this is the CPU backend): the per-row dot products first,
   // before an in-place in_deriv is overwritten.
@@ -146,6 +173,11 @@ template <typename Real>
 void ColumnDotProducts(Real alpha, const CuMatrixBase<Real> &A,
                        const CuMatrixBase<Real> &B, CuVectorBase<Real> *v) {
   NNET3_ASSERT(SameDim(A, B) && v->Dim() == A.NumCols());
+  if (A.Where(B, "ColumnDotProducts") && A.Where(*v, "ColumnDotProducts")) {
+    cu_backend::Ops<Real>().ColumnDotProducts(v->DevV(), alpha, A.Dev(),
+                                              B.Dev());
+    return;
+  }
   const MatrixBase<Real> &a = A.Mat(), &b = B.Mat();
   VectorBase<Real> &out = v->Vec();
   // Row by row, one running sum per column: each column's sum takes its
@@ -169,6 +201,13 @@ void BackpropDropoutFromValues(const CuMatrixBase<Real> &in_value,
                                CuMatrixBase<Real> *in_deriv) {
   NNET3_ASSERT(SameDim(in_value, out_value) && SameDim(in_value, out_deriv) &&
                SameDim(in_value, *in_deriv));
+  if (in_deriv->Where(in_value, "BackpropDropoutFromValues") &&
+      in_deriv->Where(out_value, "BackpropDropoutFromValues") &&
+      in_deriv->Where(out_deriv, "BackpropDropoutFromValues")) {
+    cu_backend::Ops<Real>().BackpropDropoutFromValues(
+        in_deriv->Dev(), in_value.Dev(), out_value.Dev(), out_deriv.Dev());
+    return;
+  }
   const MatrixBase<Real> &x_host = in_value.Mat(), &y_host = out_value.Mat(),
                          &d_host = out_deriv.Mat();
   MatrixBase<Real> &o_host = in_deriv->Mat();
@@ -189,6 +228,10 @@ void GroupPnorm(const CuMatrixBase<Real> &src, CuMatrixBase<Real> *out) {
                 (out_dim > 0 && src.NumCols() % out_dim == 0)));
   if (src.NumRows() == 0) return;
   const int32 group = src.NumCols() / out_dim;
+  if (out->Where(src, "GroupPnorm")) {
+    cu_backend::Ops<Real>().GroupPnorm(out->Dev(), src.Dev());
+    return;
+  }
   const MatrixBase<Real> &x_host = src.Mat();
   MatrixBase<Real> &y_host = out->Mat();
   for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
@@ -215,6 +258,13 @@ void DiffGroupPnorm(const CuMatrixBase<Real> &in_value,
                 (out_dim > 0 && in_value.NumCols() % out_dim == 0)));
   if (in_value.NumRows() == 0) return;
   const int32 group = in_value.NumCols() / out_dim;
+  if (in_deriv->Where(in_value, "DiffGroupPnorm") &&
+      in_deriv->Where(out_value, "DiffGroupPnorm") &&
+      in_deriv->Where(out_deriv, "DiffGroupPnorm")) {
+    cu_backend::Ops<Real>().DiffGroupPnorm(in_deriv->Dev(), in_value.Dev(),
+                                           out_value.Dev(), out_deriv.Dev());
+    return;
+  }
   const MatrixBase<Real> &x_host = in_value.Mat(), &y_host = out_value.Mat(),
                          &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
@@ -234,6 +284,10 @@ template <typename Real>
 void ExcessMagnitude(const CuMatrixBase<Real> &in, Real threshold,
                      CuMatrixBase<Real> *out) {
   NNET3_ASSERT(SameDim(in, *out));
+  if (out->Where(in, "ExcessMagnitude")) {
+    cu_backend::Ops<Real>().ExcessMagnitude(out->Dev(), in.Dev(), threshold);
+    return;
+  }
   const MatrixBase<Real> &x_host = in.Mat();
   MatrixBase<Real> &p_host = out->Mat();
   for (MatrixIndexT r = 0; r < x_host.NumRows(); r++) {
@@ -254,6 +308,13 @@ void MulRowBlocks(const CuMatrixBase<Real> &src, const CuArray<int32> &indexes,
   NNET3_ASSERT(rows == 0 || (block > 0 && data->NumCols() % block == 0));
   const int32 multiple = rows == 0 ? 0 : data->NumCols() / block;
   NNET3_ASSERT(indexes.Dim() == rows * multiple);
+  if (data->Where(src, "MulRowBlocks")) {
+    if (rows == 0) return;
+    NNET3_ASSERT(indexes.OnDevice());
+    cu_backend::Ops<Real>().MulRowBlocks(data->Dev(), src.Dev(),
+                                         indexes.Data());
+    return;
+  }
   MatrixBase<Real> &host_data = data->Mat();
   const MatrixBase<Real> &host_src = src.Mat();
   const std::vector<int32> &idx = indexes.Vec();

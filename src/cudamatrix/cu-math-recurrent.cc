@@ -1,6 +1,7 @@
 // cudamatrix/cu-math-recurrent.cc
-// CPU implementations of cu-math-recurrent.h: host loops over the host
-// views of the Cu matrices, one cell at a time.
+// The operations of cu-math-recurrent.h: device operands go to DeviceOps
+// (cuda/recurrent.cu); otherwise host loops over the host views of the Cu
+// matrices, one cell at a time (the CPU backend).
 #include "cudamatrix/cu-math-recurrent.h"
 
 #include <cmath>
@@ -81,6 +82,13 @@ void ComputeLstmNonlinearity(const CuMatrixBase<Real> &input,
   NNET3_ASSERT(rows == 0 || ((input.NumCols() == 5 * C ||
                               input.NumCols() == 5 * C + 3) &&
                              output->NumCols() == 2 * C));
+  if (output->Where(input, "ComputeLstmNonlinearity") &&
+      output->Where(params, "ComputeLstmNonlinearity")) {
+    if (rows == 0) return;
+    cu_backend::Ops<Real>().ComputeLstmNonlinearity(input.Dev(), params.Dev(),
+                                                    output->Dev());
+    return;
+  }
   const MatrixBase<Real> &in_host = input.Mat(), &p = params.Mat();
   MatrixBase<Real> &out_host = output->Mat();
   for (int32 r = 0; r < rows; r++) {
@@ -133,6 +141,31 @@ void BackpropLstmNonlinearity(const CuMatrixBase<Real> &input,
     // The dropout-mask columns get no derivative.
     if (input_deriv->NumCols() > 5 * C)
       input_deriv->ColRange(5 * C, input_deriv->NumCols() - 5 * C).SetZero();
+  }
+  if (input.Where(params, "BackpropLstmNonlinearity") &&
+      input.Where(output_deriv, "BackpropLstmNonlinearity") &&
+      input.Where(deriv_sum_in, "BackpropLstmNonlinearity") &&
+      input.Where(self_repair_config, "BackpropLstmNonlinearity")) {
+    if (input_deriv != nullptr)
+      input.Where(*input_deriv, "BackpropLstmNonlinearity");
+    if (stats) {
+      input.Where(*params_deriv, "BackpropLstmNonlinearity");
+      input.Where(*value_sum_out, "BackpropLstmNonlinearity");
+      input.Where(*deriv_sum_out, "BackpropLstmNonlinearity");
+      input.Where(*self_repair_sum_out, "BackpropLstmNonlinearity");
+    }
+    // Absent outputs are passed as empty views (null data).
+    cuda::DevMat<Real> no_real;
+    cuda::DevMat<double> no_double;
+    cu_backend::Ops<Real>().BackpropLstmNonlinearity(
+        input.Dev(), params.Dev(), output_deriv.Dev(), deriv_sum_in.Dev(),
+        self_repair_config.DevV(), count_in,
+        input_deriv != nullptr ? input_deriv->Dev() : no_real,
+        stats ? params_deriv->Dev() : no_real,
+        stats ? value_sum_out->Dev() : no_double,
+        stats ? deriv_sum_out->Dev() : no_double,
+        stats ? self_repair_sum_out->Dev() : no_real);
+    return;
   }
 
   const MatrixBase<Real> &x_host = input.Mat(), &dy_host = output_deriv.Mat(),
@@ -243,13 +276,25 @@ void BackpropLstmNonlinearity(const CuMatrixBase<Real> &input,
 template <typename Real>
 void CopyRowsToVec(const CuMatrixBase<Real> &M, VectorBase<Real> *v) {
   NNET3_ASSERT(v->Dim() == M.NumRows() * M.NumCols());
-  v->CopyRowsFromMat(M.Mat());
+  if (!M.OnDevice()) {
+    v->CopyRowsFromMat(M.Mat());
+    return;
+  }
+  cu_backend::CopyToHost(v->Data(), sizeof(Real) * M.NumCols(), M.Data(),
+                         sizeof(Real) * M.Stride(), sizeof(Real) * M.NumCols(),
+                         M.NumRows());
 }
 
 template <typename Real>
 void CopyRowsFromVec(const VectorBase<Real> &v, CuMatrixBase<Real> *M) {
   NNET3_ASSERT(v.Dim() == M->NumRows() * M->NumCols());
-  M->Mat().CopyRowsFromVec(v);
+  if (!M->OnDevice()) {
+    M->Mat().CopyRowsFromVec(v);
+    return;
+  }
+  cu_backend::CopyToDevice(M->Data(), sizeof(Real) * M->Stride(), v.Data(),
+                           sizeof(Real) * M->NumCols(),
+                           sizeof(Real) * M->NumCols(), M->NumRows());
 }
 
 #define NNET3_INSTANTIATE_CU_MATH_RECURRENT(R)                               \

@@ -3,8 +3,12 @@
 // sparse targets and one-hot inputs) in the memory of the computing backend,
 // with the operations networks need from it. Included by cu-matrix.h.
 //
+// The rows are kept on the host on both backends; with device operands the
+// operations expand them into a dense host matrix and upload that (one
+// transfer per call; a device-side sparse layout is still to come).
+//
 // Invariants: the same rows as the host SparseMatrix it was made from;
-// Smat() is that host matrix, valid while the CPU computes.
+// Smat() is that host matrix.
 #ifndef NNET3_CUDAMATRIX_CU_SPARSE_MATRIX_H_
 #define NNET3_CUDAMATRIX_CU_SPARSE_MATRIX_H_
 
@@ -36,15 +40,28 @@ class CuSparseMatrix {
   // dst = op(this).
   void CopyToMat(CuMatrixBase<Real> *dst,
                  MatrixTransposeType trans = kNoTrans) const {
-    smat_.CopyToMat(&dst->Mat(), trans);
+    if (!dst->OnDevice()) {
+      smat_.CopyToMat(&dst->Mat(), trans);
+      return;
+    }
+    Matrix<Real> dense(dst->NumRows(), dst->NumCols(), kUndefined);
+    smat_.CopyToMat(&dense, trans);
+    dst->CopyFromMat(dense);
   }
   // dst += alpha * op(this).
   void AddToMat(Real alpha, CuMatrixBase<Real> *dst,
                 MatrixTransposeType trans = kNoTrans) const {
-    smat_.AddToMat(alpha, &dst->Mat(), trans);
+    if (!dst->OnDevice()) {
+      smat_.AddToMat(alpha, &dst->Mat(), trans);
+      return;
+    }
+    Matrix<Real> dense(dst->NumRows(), dst->NumCols(), kSetZero);
+    smat_.AddToMat(alpha, &dense, trans);
+    CuMatrix<Real> on_device(dense);
+    dst->AddMat(1.0, on_device);
   }
 
-  // The host view (CPU backend only).
+  // The host copy of the rows (either backend).
   const SparseMatrix<Real> &Smat() const { return smat_; }
 
   void Write(std::ostream &os, bool binary) const { smat_.Write(os, binary); }
@@ -64,7 +81,8 @@ void CuMatrixBase<Real>::AddSmat(Real alpha, const CuSparseMatrix<Real> &S,
 template <typename Real>
 Real TraceMatSmat(const CuMatrixBase<Real> &A, const CuSparseMatrix<Real> &B,
                   MatrixTransposeType trans = kNoTrans) {
-  return TraceMatSmat(A.Mat(), B.Smat(), trans);
+  if (!A.OnDevice()) return TraceMatSmat(A.Mat(), B.Smat(), trans);
+  return TraceMatSmat(A.Download(), B.Smat(), trans);
 }
 
 }  // namespace nnet3

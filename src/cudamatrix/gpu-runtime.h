@@ -17,6 +17,8 @@
 
 namespace nnet3 {
 
+template <typename Real> class DeviceOps;
+
 struct GpuDeviceInfo {
   int id = -1;
   std::string name;             // e.g. "NVIDIA H100 80GB HBM3"
@@ -55,6 +57,35 @@ class GpuRuntime {
   // Raw device memory: nullptr when the device cannot provide "bytes".
   virtual void *Allocate(size_t bytes) = 0;
   virtual void Release(void *ptr) = 0;
+
+  // The device operations of the Cu types (null where the build has none;
+  // the argument only selects the element type).
+  virtual DeviceOps<float> *Ops(float *) { return nullptr; }
+  virtual DeviceOps<double> *Ops(double *) { return nullptr; }
+
+  // 2-D copies between host and device memory ("rows" rows of "width"
+  // bytes); false with *why on failure.
+  virtual bool CopyToDevice(void *dst, size_t dst_pitch, const void *src,
+                            size_t src_pitch, size_t width, size_t rows,
+                            std::string *why) {
+    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)width,
+        (void)rows;
+    *why = "this runtime cannot copy";
+    return false;
+  }
+  virtual bool CopyToHost(void *dst, size_t dst_pitch, const void *src,
+                          size_t src_pitch, size_t width, size_t rows,
+                          std::string *why) {
+    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)width,
+        (void)rows;
+    *why = "this runtime cannot copy";
+    return false;
+  }
+  // Waits for the device's queued work.
+  virtual bool Synchronize(std::string *why) {
+    (void)why;
+    return true;
+  }
 };
 
 // The process's runtime (CUDA, or the no-CUDA report); never null.

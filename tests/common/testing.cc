@@ -48,8 +48,34 @@ TempDir::~TempDir() {
     System("rm -rf " + ShellQuote(path_));
 }
 
-std::string ToolsDir() { return NNET3_TOOLS_DIR; }
-std::string DataDir() { return NNET3_TEST_DATA_DIR; }
+namespace {
+
+// The value of environment variable "name", or "fallback" when unset.
+std::string FromEnvironment(const char *name, const char *fallback) {
+  const char *value = std::getenv(name);
+  return value == nullptr || *value == '\0' ? fallback : value;
+}
+
+}  // namespace
+
+// Both can be moved with environment variables of the same names, for
+// test binaries run away from their build tree (e.g. on a GPU machine).
+std::string ToolsDir() {
+  return FromEnvironment("NNET3_TOOLS_DIR", NNET3_TOOLS_DIR);
+}
+std::string DataDir() {
+  return FromEnvironment("NNET3_TEST_DATA_DIR", NNET3_TEST_DATA_DIR);
+}
+
+std::string ToolUseGpu() { return FromEnvironment("NNET3_TEST_USE_GPU", "no"); }
+
+std::string NoToolGpuReason() {
+  if (RunCommand("cuda-compiled").exit_status != 0)
+    return "this build does not compute on GPUs (cuda-compiled exits 1)";
+  if (!FileExists("/dev/nvidiactl"))
+    return "no NVIDIA GPU on this machine (/dev/nvidiactl is missing)";
+  return "";
+}
 
 CommandResult RunCommand(const std::string &command, const std::string &cwd) {
   TempDir capture;

@@ -34,7 +34,9 @@ struct CommandResult {
 CommandResult RunCommand(const std::string &command,
                          const std::string &cwd = ".");
 
-// The directory holding the built tools, and the test data directory.
+// The directory holding the built tools, and the test data directory (the
+// build's, unless the environment variables NNET3_TOOLS_DIR and
+// NNET3_TEST_DATA_DIR name others).
 std::string ToolsDir();
 std::string DataDir();
 
@@ -48,6 +50,14 @@ void CopyTree(const std::string &src, const std::string &dst);
 std::vector<std::vector<std::string> > ReadTsv(const std::string &path);
 // The last non-empty line of a text.
 std::string LastLine(const std::string &text);
+
+// The --use-gpu value that the conformance tests pass to the tools: the
+// environment variable NNET3_TEST_USE_GPU, "no" when unset (CTest sets it
+// to "yes" for the copies of those tests labelled gpu).
+std::string ToolUseGpu();
+// "" when the tools can compute on a GPU here (a build whose GPU backend
+// computes, cuda-compiled, and an NVIDIA device node), else why not.
+std::string NoToolGpuReason();
 
 }  // namespace testing
 }  // namespace nnet3

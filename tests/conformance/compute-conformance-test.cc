@@ -90,7 +90,10 @@ void CheckOutput(const Case &c, const std::string &tool) {
            << "register: " << missing;
   TempDir dir;
   std::string out = dir.path() + "/out.txt";
-  CommandResult r = RunCommand(tool + " --use-gpu=no " + c.options + " " + c.extra +
+  if (ToolUseGpu() != "no" && !NoToolGpuReason().empty())
+    GTEST_SKIP() << NoToolGpuReason();
+  CommandResult r = RunCommand(tool + " --use-gpu=" + ToolUseGpu() + " " +
+                                   c.options + " " + c.extra +
                                    " " + c.model + " ark,t:" + c.features +
                                    " ark,t:" + out,
                                Kaldi());

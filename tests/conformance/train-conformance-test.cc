@@ -155,10 +155,13 @@ class TrainConformance : public ::testing::TestWithParam<TrainRow> {};
 
 TEST_P(TrainConformance, ModelObjectiveAndLog) {
   const TrainRow &r = GetParam();
+  if (ToolUseGpu() != "no" && !NoToolGpuReason().empty())
+    GTEST_SKIP() << NoToolGpuReason();
   TempDir tmp;
   std::string out = tmp.File("model.txt");
   CommandResult res =
-      RunCommand("nnet3-train --use-gpu=no " + r.options + " --binary=false " + r.model +
+      RunCommand("nnet3-train --use-gpu=" + ToolUseGpu() + " " + r.options +
+                     " --binary=false " + r.model +
                      " ark:" + r.egs + " " + out,
                  Kaldi());
   ASSERT_EQ(res.exit_status, 0) << res.err;
@@ -223,9 +226,12 @@ class ProbConformance : public ::testing::TestWithParam<ProbRow> {};
 
 TEST_P(ProbConformance, LogLikelihoodAndAccuracy) {
   const ProbRow &r = GetParam();
-  CommandResult res = RunCommand(
-      "nnet3-compute-prob " + r.options + " " + r.model + " ark:" + r.egs,
-      Kaldi());
+  if (ToolUseGpu() != "no" && !NoToolGpuReason().empty())
+    GTEST_SKIP() << NoToolGpuReason();
+  CommandResult res = RunCommand("nnet3-compute-prob --use-gpu=" +
+                                     ToolUseGpu() + " " + r.options + " " +
+                                     r.model + " ark:" + r.egs,
+                                 Kaldi());
   ASSERT_EQ(res.exit_status, 0) << res.err;
   std::smatch m;
   std::regex ll(

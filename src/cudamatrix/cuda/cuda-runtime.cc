@@ -5,12 +5,12 @@
 // then resets it, so that probing every device leaves no context behind on
 // the devices that are not chosen.
 //
-// BackendComputes() says whether the CuMatrix operations of this build run
-// on the device. It stays false until the Cu* classes dispatch to the CUDA
-// kernels (issue #13); device selection then refuses to activate a GPU and
-// cuda-compiled reports that GPU computation is unavailable.
+// It also hands out the kernel-backed DeviceOps and does the host <-> device
+// copies of the Cu types, on the kernels' stream (cuda/context.h).
 #include <cuda_runtime_api.h>
 
+#include "cudamatrix/cuda/context.h"
+#include "cudamatrix/cuda/device-ops.h"
 #include "cudamatrix/gpu-runtime.h"
 
 namespace nnet3 {
@@ -24,7 +24,7 @@ std::string ErrorText(cudaError_t e) {
 class CudaRuntime : public GpuRuntime {
  public:
   bool Compiled() const override { return true; }
-  bool BackendComputes() const override { return false; }
+  bool BackendComputes() const override { return true; }
 
   int DeviceCount(std::string *why) override {
     int n = 0;
@@ -89,6 +89,44 @@ class CudaRuntime : public GpuRuntime {
   }
 
   void Release(void *ptr) override { cudaFree(ptr); }
+
+  DeviceOps<float> *Ops(float *) override { return cuda::KernelOpsFloat(); }
+  DeviceOps<double> *Ops(double *) override {
+    return cuda::KernelOpsDouble();
+  }
+
+  bool CopyToDevice(void *dst, size_t dst_pitch, const void *src,
+                    size_t src_pitch, size_t width, size_t rows,
+                    std::string *why) override {
+    // From pageable memory the call returns once the source is staged, so
+    // the caller may reuse its buffer at once.
+    cudaError_t e = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
+                                      rows, cudaMemcpyHostToDevice,
+                                      cuda::Stream());
+    return Check(e, why);
+  }
+
+  bool CopyToHost(void *dst, size_t dst_pitch, const void *src,
+                  size_t src_pitch, size_t width, size_t rows,
+                  std::string *why) override {
+    cudaStream_t stream = cuda::Stream();
+    cudaError_t e = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
+                                      rows, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    return Check(e, why);
+  }
+
+  bool Synchronize(std::string *why) override {
+    return Check(cudaStreamSynchronize(cuda::Stream()), why);
+  }
+
+ private:
+  static bool Check(cudaError_t e, std::string *why) {
+    if (e == cudaSuccess) return true;
+    cudaGetLastError();
+    *why = ErrorText(e);
+    return false;
+  }
 };
 
 }  // namespace

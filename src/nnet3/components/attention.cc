@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "cudamatrix/cu-host-view.h"
+
 namespace nnet3 {
 namespace attention {
 
@@ -40,14 +42,17 @@ void ShiftedRowDots(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
   NNET3_ASSERT(B.NumCols() == dim && W->NumRows() == n_out);
   const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
   // Host views (row by row on the host).
-  const MatrixBase<BaseFloat> &a = A.Mat(), &b = B.Mat();
-  MatrixBase<BaseFloat> &w = W->Mat();
+  HostMatRead<BaseFloat> a_host(A), b_host(B);
+  HostMatWrite<BaseFloat> w_host(W);
+  const MatrixBase<BaseFloat> &a = *a_host, &b = *b_host;
+  MatrixBase<BaseFloat> &w = *w_host;
   for (int32 i = 0; i < n_out; i++) {
     const BaseFloat *a_row = a.RowData(i);
     BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
       w_row[p] = alpha * Dot(a_row, b.RowData(i + p * shift), dim);
   }
+  w_host.Commit();
 }
 
 void AddWeightedShiftedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &B,
@@ -58,14 +63,17 @@ void AddWeightedShiftedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &B,
   NNET3_ASSERT(B.NumCols() == dim && W.NumRows() == n_out);
   const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
   // Host views (row by row on the host).
-  const MatrixBase<BaseFloat> &b = B.Mat(), &w = W.Mat();
-  MatrixBase<BaseFloat> &a = A->Mat();
+  HostMatRead<BaseFloat> b_host(B), w_host(W);
+  HostMatWrite<BaseFloat> a_host(A);
+  const MatrixBase<BaseFloat> &b = *b_host, &w = *w_host;
+  MatrixBase<BaseFloat> &a = *a_host;
   for (int32 i = 0; i < n_out; i++) {
     BaseFloat *a_row = a.RowData(i);
     const BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
       Axpy(alpha * w_row[p], b.RowData(i + p * shift), a_row, dim);
   }
+  a_host.Commit();
 }
 
 void ScatterWeightedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
@@ -75,14 +83,17 @@ void ScatterWeightedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
   NNET3_ASSERT(B->NumCols() == dim && W.NumRows() == n_out);
   const int32 shift = AttentionRowShift(B->NumRows(), n_out, n_pos);
   // Host views (row by row on the host).
-  const MatrixBase<BaseFloat> &a = A.Mat(), &w = W.Mat();
-  MatrixBase<BaseFloat> &b = B->Mat();
+  HostMatRead<BaseFloat> a_host(A), w_host(W);
+  HostMatWrite<BaseFloat> b_host(B);
+  const MatrixBase<BaseFloat> &a = *a_host, &w = *w_host;
+  MatrixBase<BaseFloat> &b = *b_host;
   for (int32 i = 0; i < n_out; i++) {
     const BaseFloat *a_row = a.RowData(i);
     const BaseFloat *w_row = w.RowData(i);
     for (int32 p = 0; p < n_pos; p++)
       Axpy(alpha * w_row[p], a_row, b.RowData(i + p * shift), dim);
   }
+  b_host.Commit();
 }
 
 void AttentionForward(BaseFloat key_scale, const CuMatrixBase<BaseFloat> &keys,
@@ -146,13 +157,19 @@ void AttentionBackward(BaseFloat key_scale, const CuMatrixBase<BaseFloat> &keys,
 
   // Through the softmax: dB(i,p) = W(i,p) (dW(i,p) - sum_q W(i,q) dW(i,q)).
   // Host views (row by row on the host).
-  const MatrixBase<BaseFloat> &w = weights.Mat();
-  MatrixBase<BaseFloat> &dw = d_weights.Mat();
-  for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *w_row = w.RowData(i);
-    BaseFloat *d_row = dw.RowData(i);
-    BaseFloat inner = Dot(w_row, d_row, n_pos);
-    for (int32 p = 0; p < n_pos; p++) d_row[p] = w_row[p] * (d_row[p] - inner);
+  {
+    HostMatRead<BaseFloat> w_host(weights);
+    HostMatWrite<BaseFloat> dw_host(&d_weights);
+    const MatrixBase<BaseFloat> &w = *w_host;
+    MatrixBase<BaseFloat> &dw = *dw_host;
+    for (int32 i = 0; i < n_out; i++) {
+      const BaseFloat *w_row = w.RowData(i);
+      BaseFloat *d_row = dw.RowData(i);
+      BaseFloat inner = Dot(w_row, d_row, n_pos);
+      for (int32 p = 0; p < n_pos; p++)
+        d_row[p] = w_row[p] * (d_row[p] - inner);
+    }
+    dw_host.Commit();
   }
   // d_weights now holds the derivative of the pre-softmax scores.
   CuSubMatrix<BaseFloat> q_key(queries, 0, n_out, 0, key_dim),

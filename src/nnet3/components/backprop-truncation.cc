@@ -3,7 +3,10 @@
 
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <sstream>
+
+#include "cudamatrix/cu-host-view.h"
 
 namespace nnet3 {
 
@@ -185,9 +188,12 @@ void BackpropTruncationComponent::Backprop(
   int32 num_clipped = 0;
   BaseFloat num_zeroed = 0.0;
   // Host views for the per-row decisions.
-  const MatrixBase<BaseFloat> &deriv = in_deriv->Mat();
+  HostMatRead<BaseFloat> deriv_view(*in_deriv);
+  const MatrixBase<BaseFloat> &deriv = *deriv_view;
+  std::optional<HostVecRead<BaseFloat>> zeroing_view;
+  if (indexes != nullptr) zeroing_view.emplace(indexes->zeroing);
   const VectorBase<BaseFloat> *zeroing =
-      indexes != nullptr ? &indexes->zeroing.Vec() : nullptr;
+      zeroing_view ? &**zeroing_view : nullptr;
   Vector<BaseFloat> row_scales(num_rows);
   for (int32 r = 0; r < num_rows; r++) {
     SubVector<BaseFloat> row(deriv, r);

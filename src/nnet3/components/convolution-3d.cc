@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
 
@@ -341,7 +343,8 @@ BaseFloat ConvolutionComponent::DotProduct(
 void ConvolutionComponent::Vectorize(VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   const int32 n = filter_params_.NumRows() * filter_params_.NumCols();
-  params->Range(0, n).CopyRowsFromMat(filter_params_.Mat());
+  SubVector<BaseFloat> filter_part(*params, 0, n);
+  cu::CopyRowsToVec(filter_params_, &filter_part);
   SubVector<BaseFloat> bias_part(*params, n, bias_params_.Dim());
   bias_params_.CopyToVec(&bias_part);
 }
@@ -461,15 +464,17 @@ void MaxpoolingComponent::Backprop(const std::string &,
                out_value.NumCols() == num_out);
   CuMatrix<BaseFloat> routed(rows, num_out, kUndefined);
   // Host views for the element-wise routing below.
-  MatrixBase<BaseFloat> &routed_host = routed.Mat();
-  const MatrixBase<BaseFloat> &out_value_host = out_value.Mat(),
-                              &out_deriv_host = out_deriv.Mat();
+  HostMatRead<BaseFloat> out_value_view(out_value), out_deriv_view(out_deriv);
+  const MatrixBase<BaseFloat> &out_value_host = *out_value_view,
+                              &out_deriv_host = *out_deriv_view;
   for (int32 dx = 0; dx < pool_x_size_; dx++)
     for (int32 dy = 0; dy < pool_y_size_; dy++)
       for (int32 dz = 0; dz < pool_z_size_; dz++) {
         const std::vector<int32> cols = OffsetColumns(dx, dy, dz);
         routed.CopyCols(in_value, CuArray<int32>(cols));
         // Keep the derivative where this pool element is the maximum.
+        HostMatWrite<BaseFloat> routed_view(&routed);
+        MatrixBase<BaseFloat> &routed_host = *routed_view;
         for (int32 r = 0; r < rows; r++) {
           BaseFloat *row = routed_host.RowData(r);
           const BaseFloat *max_row = out_value_host.RowData(r),
@@ -477,6 +482,7 @@ void MaxpoolingComponent::Backprop(const std::string &,
           for (int32 c = 0; c < num_out; c++)
             row[c] = (row[c] == max_row[c]) ? deriv_row[c] : 0.0;
         }
+        routed_view.Commit();
         ScatterAddColumns(routed, cols, in_deriv);
       }
 }

@@ -2,9 +2,11 @@
 #include "nnet3/components/convolution-compute.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "base/io.h"
+#include "cudamatrix/cu-host-view.h"
 #include "nnet3/components/component.h"
 
 namespace nnet3 {
@@ -616,11 +618,18 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
                       const CuMatrixBase<BaseFloat> &params_cu,
                       BaseFloat alpha,
                       CuMatrixBase<BaseFloat> *params_deriv_cu) {
-  // Host views: this term is computed element by element on the host.
-  const MatrixBase<BaseFloat> &in = in_cu.Mat(), &out = out_cu.Mat(),
-                              &params = params_cu.Mat();
+  // Host views: this term is computed element by element on the host. The
+  // forward pass adds to "out", the data backprop to "in" (both passed as
+  // const views of the buffers that receive the term).
+  HostMatWrite<BaseFloat> in_host(const_cast<CuMatrixBase<BaseFloat> *>(&in_cu)),
+      out_host(const_cast<CuMatrixBase<BaseFloat> *>(&out_cu));
+  HostMatRead<BaseFloat> params_host(params_cu);
+  const MatrixBase<BaseFloat> &in = *in_host, &out = *out_host,
+                              &params = *params_host;
+  std::optional<HostMatWrite<BaseFloat>> params_deriv_host;
+  if (params_deriv_cu != nullptr) params_deriv_host.emplace(params_deriv_cu);
   MatrixBase<BaseFloat> *params_deriv =
-      params_deriv_cu != nullptr ? &params_deriv_cu->Mat() : nullptr;
+      params_deriv_host ? &**params_deriv_host : nullptr;
   int32 ni = cc.num_images, nfi = cc.num_filters_in, nfo = cc.num_filters_out;
   int32 in_blocks_h = in.NumCols() / nfi, out_blocks_h = out.NumCols() / nfo;
   BaseFloat scale = 1.0 / (static_cast<BaseFloat>(in.NumRows() / ni) *
@@ -643,6 +652,7 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
     for (int32 r = 0; r < o.NumRows(); r++)
       for (int32 c = 0; c < out_blocks_h * nfo; c++)
         o(r, c) += term(r % ni, c % nfo);
+    out_host.Commit();
     return;
   }
   Matrix<BaseFloat> g = block_sums(out, nfo);
@@ -652,11 +662,13 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
     SubMatrix<BaseFloat> d = in.RowRange(0, in.NumRows());
     for (int32 r = 0; r < d.NumRows(); r++)
       for (int32 c = 0; c < d.NumCols(); c++) d(r, c) += term(r % ni, c % nfi);
+    in_host.Commit();
     return;
   }
   Matrix<BaseFloat> sums = block_sums(in, nfi);
   params_deriv->Range(0, nfo, 0, nfi)
       .AddMatMat(alpha * scale, g, kTrans, sums, kNoTrans, 1.0);
+  params_deriv_host->Commit();
 }
 
 // Splits the work into blocks of output frames as the temporary matrix

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/profile.h"
 #include "base/random.h"
+#include "cudamatrix/cu-host-view.h"
 
 namespace nnet3 {
 
@@ -453,7 +454,9 @@ void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
   if (!ok) {
     NNET3_WARN << "Cholesky re-orthogonalization of the natural-gradient "
                << "subspace failed or was out of range; using Gram-Schmidt";
-    OrthonormalizeRows(&W_t1->Mat());
+    HostMatWrite<BaseFloat> W_view(W_t1);
+    OrthonormalizeRows(&*W_view);
+    W_view.Commit();
     W_t1->MulRowsVec(CuVector<BaseFloat>(sqrt_e_t1));
     return;
   }

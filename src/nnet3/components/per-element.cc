@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-host-view.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
 
@@ -574,10 +575,14 @@ void ScaleAndOffsetComponent::Backprop(
     // moved away from zero to magnitude at least 1e-4.
     CuVector<BaseFloat> scales_nonzero(scales_);
     const BaseFloat epsilon = 1.0e-04;
-    VectorBase<BaseFloat> &nonzero = scales_nonzero.Vec();
-    for (int32 i = 0; i < block_dim; i++) {
-      BaseFloat s = nonzero(i);
-      if (std::fabs(s) < epsilon) nonzero(i) = (s >= 0 ? epsilon : -epsilon);
+    {
+      HostVecWrite<BaseFloat> nonzero_view(&scales_nonzero);
+      VectorBase<BaseFloat> &nonzero = *nonzero_view;
+      for (int32 i = 0; i < block_dim; i++) {
+        BaseFloat s = nonzero(i);
+        if (std::fabs(s) < epsilon) nonzero(i) = (s >= 0 ? epsilon : -epsilon);
+      }
+      nonzero_view.Commit();
     }
     scales_nonzero.InvertElements();
     CuMatrix<BaseFloat> in_value(out_value_view);

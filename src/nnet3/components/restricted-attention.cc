@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/io.h"
+#include "cudamatrix/cu-host-view.h"
 #include "nnet3/components/attention.h"
 
 namespace nnet3 {
@@ -309,9 +310,12 @@ void RestrictedAttentionComponent::StoreStats(
   // time); the statistics are normalized by their own count.
   if (RandInt(0, 2) == 0) return;
   // Host views: the statistics are gathered element by element.
-  const MatrixBase<BaseFloat> &w = memo->weights.Mat();
-  MatrixBase<double> &posterior_stats = posterior_stats_.Mat();
-  VectorBase<double> &entropy_stats = entropy_stats_.Vec();
+  HostMatRead<BaseFloat> w_host(memo->weights);
+  HostMatWrite<double> posterior_host(&posterior_stats_);
+  HostVecWrite<double> entropy_host(&entropy_stats_);
+  const MatrixBase<BaseFloat> &w = *w_host;
+  MatrixBase<double> &posterior_stats = *posterior_host;
+  VectorBase<double> &entropy_stats = *entropy_host;
   const int32 rows = w.NumRows();
   // Per (head, position) the weight sum and the -w log w sum, accumulated
   // in single precision and then added to the double statistics.
@@ -333,6 +337,8 @@ void RestrictedAttentionComponent::StoreStats(
     }
     entropy_stats(h) += entropy;
   }
+  posterior_host.Commit();
+  entropy_host.Commit();
   stats_count_ += rows;
 }
 

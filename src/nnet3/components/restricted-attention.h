@@ -99,7 +99,7 @@ class RestrictedAttentionComponent : public Component {
   void Scale(BaseFloat scale) override;
   void Add(BaseFloat alpha, const Component &other) override;
 
-  // Accessors (tests); the statistics are returned as host views.
+  // Accessors (tests); the statistics are returned as host copies.
   int32 NumHeads() const { return num_heads_; }
   int32 KeyDim() const { return key_dim_; }
   int32 ValueDim() const { return value_dim_; }
@@ -107,11 +107,9 @@ class RestrictedAttentionComponent : public Component {
   int32 TimeStride() const { return time_stride_; }
   BaseFloat KeyScale() const { return key_scale_; }
   double StatsCount() const { return stats_count_; }
-  const VectorBase<double> &EntropyStats() const {
-    return entropy_stats_.Vec();
-  }
-  const MatrixBase<double> &PosteriorStats() const {
-    return posterior_stats_.Mat();
+  Vector<double> EntropyStats() const { return entropy_stats_.Download(); }
+  Matrix<double> PosteriorStats() const {
+    return posterior_stats_.Download();
   }
   // The time grid ReorderIndexes/PrecomputeIndexes use for these Indexes.
   void GetComputationStructure(

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cudamatrix/cu-host-view.h"
+
 namespace nnet3 {
 
 namespace {
@@ -78,13 +80,16 @@ void DivideRows(const CuVectorBase<BaseFloat> &d_cu,
                 CuMatrixBase<BaseFloat> *m_cu) {
   NNET3_ASSERT(d_cu.Dim() == m_cu->NumRows());
   // Host views (no Cu operation divides rows by a vector yet).
-  const VectorBase<BaseFloat> &d = d_cu.Vec();
-  MatrixBase<BaseFloat> &m = m_cu->Mat();
+  HostVecRead<BaseFloat> d_host(d_cu);
+  HostMatWrite<BaseFloat> m_host(m_cu);
+  const VectorBase<BaseFloat> &d = *d_host;
+  MatrixBase<BaseFloat> &m = *m_host;
   for (int32 r = 0; r < m.NumRows(); r++) {
     BaseFloat *row = m.RowData(r);
     BaseFloat div = d(r);
     for (int32 c = 0; c < m.NumCols(); c++) row[c] /= div;
   }
+  m_host.Commit();
 }
 
 }  // namespace
@@ -533,13 +538,10 @@ void *StatisticsPoolingComponent::Propagate(
   means.AddRowRanges(in.ColRange(1, num_stats), ranges);
   DivideRows(counts, &means);
   if (nlc > 0) {
-    // Host views for the log-count columns.
-    const VectorBase<BaseFloat> &host_counts = counts.Vec();
-    MatrixBase<BaseFloat> &host_out = out->Mat();
-    for (int32 r = 0; r < rows; r++) {
-      BaseFloat log_count = std::log(host_counts(r));
-      for (int32 c = 0; c < nlc; c++) host_out(r, c) = log_count;
-    }
+    // The log-count columns.
+    CuVector<BaseFloat> log_counts(counts);
+    log_counts.ApplyLog();
+    for (int32 c = 0; c < nlc; c++) out->CopyColFromVec(log_counts, c);
   }
   if (output_stddevs_) {
     // Second half: E[x^2] -> sqrt(max(E[x^2] - E[x]^2, floor)).

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "base/io.h"
+#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 
 namespace nnet3 {
@@ -111,8 +113,10 @@ void TimeHeightConvolutionComponent::InitUnit() {
               << "the offsets";
   int32 block = static_cast<int32>(it - model_.offsets.begin());
   int32 nf = model_.num_filters_in;
-  MatrixBase<BaseFloat> &params = linear_params_.Mat();
-  for (int32 f = 0; f < nf; f++) params(f, block * nf + f) += 1.0;
+  for (int32 f = 0; f < nf; f++) {
+    const int32 col = block * nf + f;
+    linear_params_.SetElement(f, col, linear_params_.GetElement(f, col) + 1.0f);
+  }
 }
 
 void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
@@ -561,7 +565,8 @@ void TimeHeightConvolutionComponent::Vectorize(
     VectorBase<BaseFloat> *params) const {
   NNET3_ASSERT(params->Dim() == NumParameters());
   int32 n = linear_params_.NumRows() * linear_params_.NumCols();
-  params->Range(0, n).CopyRowsFromMat(linear_params_.Mat());
+  SubVector<BaseFloat> linear_part(*params, 0, n);
+  cu::CopyRowsToVec(linear_params_, &linear_part);
   SubVector<BaseFloat> bias_part(*params, n, bias_params_.Dim());
   bias_params_.CopyToVec(&bias_part);
 }

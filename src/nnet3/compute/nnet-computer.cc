@@ -23,6 +23,7 @@
 
 #include "base/log.h"
 #include "base/profile.h"
+#include "cudamatrix/cu-host-view.h"
 
 namespace nnet3 {
 
@@ -67,7 +68,8 @@ class TypedCompressedMatrix : public ComputerCompressedMatrix {
     data_.resize(static_cast<size_t>(num_rows_) * num_cols_);
     const float inv_scale =
         (scale_ == 0.0 ? 0.0f : static_cast<float>(1.0 / scale_));
-    const MatrixBase<BaseFloat> &host = mat.Mat();
+    HostMatRead<BaseFloat> host_view(mat);
+    const MatrixBase<BaseFloat> &host = *host_view;
     for (int32 r = 0; r < num_rows_; r++) {
       const BaseFloat *row = host.RowData(r);
       I *dest = &data_[static_cast<size_t>(r) * num_cols_];
@@ -80,13 +82,15 @@ class TypedCompressedMatrix : public ComputerCompressedMatrix {
   void CopyToMat(CuMatrixBase<BaseFloat> *mat) const override {
     NNET3_ASSERT(mat->NumRows() == num_rows_ && mat->NumCols() == num_cols_);
     const BaseFloat scale = (scale_ == 0.0 ? 1.0f : scale_);
-    MatrixBase<BaseFloat> &host = mat->Mat();
+    HostMatWrite<BaseFloat> host_view(mat);
+    MatrixBase<BaseFloat> &host = *host_view;
     for (int32 r = 0; r < num_rows_; r++) {
       BaseFloat *row = host.RowData(r);
       const I *src = &data_[static_cast<size_t>(r) * num_cols_];
       for (int32 c = 0; c < num_cols_; c++)
         row[c] = scale * static_cast<BaseFloat>(src[c]);
     }
+    host_view.Commit();
   }
 
  private:

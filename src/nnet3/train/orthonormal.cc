@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "base/random.h"
+#include "cudamatrix/cu-host-view.h"
 #include "nnet3/components/affine.h"
 #include "nnet3/components/tdnn.h"
 
@@ -20,7 +21,8 @@ void ConstrainOrthonormalInternal(BaseFloat scale,
   if (scale < 0.0) {
     // Floating scale: the c^2 that best fits P's eigenvalues.
     double trace_p = 0.0;
-    const MatrixBase<BaseFloat> &P_host = P.Mat();
+    HostMatRead<BaseFloat> P_view(P);
+    const MatrixBase<BaseFloat> &P_host = *P_view;
     for (int32 i = 0; i < rows; i++) trace_p += P_host(i, i);
     double trace_pp = TraceMatMat(P, P, kTrans);
     scale = static_cast<BaseFloat>(std::sqrt(trace_pp / trace_p));
