@@ -16,6 +16,8 @@
 //  4. Compile time per distinct request, and the time of a cache hit.
 // Usage: compute-bench [--config=PATH] [--num-utts=200] [--frames=500]
 //                      [--threads=1] [--reps=2] [--minibatch=64] [--profile]
+//                      [--use-gpu=no|yes] (yes: everything, the GEMM-only
+//                      reference included, runs on the GPU)
 // --profile adds one more large-chunk inference pass under a Profiler
 // (base/profile.h) and prints where its time went, by command type and
 // component type, GEMM and output copying, each charged exclusively.
@@ -31,6 +33,8 @@
 
 #include "base/profile.h"
 #include "base/timer.h"
+#include "cudamatrix/cu-backend.h"
+#include "cudamatrix/cu-device.h"
 #include "nnet3/analyze/analyze.h"
 #include "nnet3/compile/compiler.h"
 #include "nnet3/components/tdnn.h"
@@ -91,8 +95,10 @@ double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
   return timer.Elapsed();
 }
 
+// The GEMMs on the computing backend (BLAS, or cuBLAS with --use-gpu=yes;
+// the clock stops once the device has finished).
 double RunGemms(const std::vector<GemmShape> &per_chunk, int64 num_chunks) {
-  std::vector<Matrix<BaseFloat> > a, b, c;
+  std::vector<CuMatrix<BaseFloat> > a, b, c;
   for (const GemmShape &s : per_chunk) {
     a.emplace_back(s.rows, s.in_dim);
     a.back().SetRandn();
@@ -100,10 +106,12 @@ double RunGemms(const std::vector<GemmShape> &per_chunk, int64 num_chunks) {
     b.back().SetRandn();
     c.emplace_back(s.rows, s.out_dim);
   }
+  cu_backend::Synchronize();
   Timer timer;
   for (int64 i = 0; i < num_chunks; i++)
     for (size_t k = 0; k < per_chunk.size(); k++)
       c[k].AddMatMat(1.0, a[k], kNoTrans, b[k], kTrans, 0.0);
+  cu_backend::Synchronize();
   return timer.Elapsed();
 }
 
@@ -233,6 +241,7 @@ int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
   bool inference_only = false, profile = false;
+  std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a.rfind("--config=", 0) == 0) config = a.substr(9);
@@ -243,12 +252,14 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
     else if (a == "--inference-only") inference_only = true;
     else if (a == "--profile") profile = true;
+    else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
     }
   }
   openblas_set_num_threads(threads);
+  SelectGpuForTool(use_gpu);
   Nnet train_nnet;
   {
     std::ifstream is(config);

@@ -12,7 +12,8 @@
 // parameter-gradient product (out x rows) * (rows x in). Training and
 // GEMM-only runs alternate; the best of each is compared.
 // Usage: train-bench [--config=PATH] [--minibatch=256] [--num-minibatches=8]
-//                    [--reps=2] [--threads=1] [--profile]
+//                    [--reps=2] [--threads=1] [--profile] [--use-gpu=no|yes]
+// (--use-gpu=yes: training and the GEMM-only reference run on the GPU)
 // --profile adds one more pass under a Profiler (base/profile.h) and prints
 // where its time went: per command type and component type, GEMM,
 // GEMV/GER and natural gradient each charged exclusively.
@@ -26,6 +27,8 @@
 #include "base/log.h"
 #include "base/profile.h"
 #include "base/timer.h"
+#include "cudamatrix/cu-backend.h"
+#include "cudamatrix/cu-device.h"
 #include "nnet3/components/tdnn.h"
 #include "nnet3/egs/example-utils.h"
 #include "nnet3/egs/nnet-example.h"
@@ -74,8 +77,10 @@ void TrainingGemmShapes(const Nnet &nnet, const NnetComputation &computation,
   }
 }
 
+// The GEMMs on the computing backend (BLAS, or cuBLAS with --use-gpu=yes;
+// the clock stops once the device has finished).
 double RunGemms(const std::vector<GemmShape> &shapes, int32 times) {
-  std::vector<Matrix<BaseFloat> > a, b, c;
+  std::vector<CuMatrix<BaseFloat> > a, b, c;
   for (const GemmShape &s : shapes) {
     a.emplace_back(s.m, s.k);
     a.back().SetRandn();
@@ -83,10 +88,12 @@ double RunGemms(const std::vector<GemmShape> &shapes, int32 times) {
     b.back().SetRandn();
     c.emplace_back(s.m, s.n);
   }
+  cu_backend::Synchronize();
   Timer timer;
   for (int32 i = 0; i < times; i++)
     for (size_t j = 0; j < shapes.size(); j++)
       c[j].AddMatMat(1.0, a[j], kNoTrans, b[j], kNoTrans, 0.0);
+  cu_backend::Synchronize();
   return timer.Elapsed();
 }
 
@@ -115,6 +122,7 @@ int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1;
   bool profile = false;
+  std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a.rfind("--config=", 0) == 0) config = a.substr(9);
@@ -124,12 +132,14 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
     else if (a == "--profile") profile = true;
+    else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
     }
   }
   openblas_set_num_threads(threads);
+  SelectGpuForTool(use_gpu);
   Nnet nnet;
   {
     std::ifstream is(config);
@@ -172,6 +182,7 @@ int Main(int argc, char *argv[]) {
       trainer.Train(minibatches[0]);  // compilation and first-call effects
       Timer timer;
       for (const NnetExample &eg : minibatches) trainer.Train(eg);
+      cu_backend::Synchronize();
       best_train = std::min(best_train, timer.Elapsed());
     }
     best_gemm = std::min(best_gemm, RunGemms(shapes, num_minibatches));
