@@ -1,10 +1,12 @@
 // bin/nnet3-copy.cc
 // Copies a raw nnet3 network, optionally changing it (learning rates,
-// scale, added config, edits, test mode).
+// scale, added config, edits, test mode). --prepare-for-test writes what
+// Kaldi's nnet3-copy writes: BatchNorm and Dropout-family components set to
+// test mode and nothing else changed (no component is folded into another;
+// folding for speed happens inside compiled computations instead).
 #include <sstream>
 
 #include "bin/cli.h"
-#include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-edit.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/nnet/nnet.h"
@@ -40,8 +42,7 @@ int Nnet3Copy(int argc, char *argv[]) {
               "remove-orphans'");
   po.Register("prepare-for-test", &prepare_for_test,
               "Prepare the model for decoding: set batch-norm and dropout "
-              "components to test mode and collapse fixed transforms into "
-              "the components that follow them");
+              "components to test mode (the components stay in the model)");
   po.Register("batchnorm-test-mode", &batchnorm_test_mode,
               "Set batch-norm components to test mode");
   po.Read(argc, argv);
@@ -69,10 +70,7 @@ int Nnet3Copy(int argc, char *argv[]) {
     ReadEditConfig(is, &nnet);
   }
   if (batchnorm_test_mode || prepare_for_test) SetBatchnormTestMode(true, &nnet);
-  if (prepare_for_test) {
-    SetDropoutTestMode(true, &nnet);
-    CollapseModel(CollapseModelConfig(), &nnet);
-  }
+  if (prepare_for_test) SetDropoutTestMode(true, &nnet);
   WriteKaldiObject(nnet, out, binary);
   NNET3_LOG << "Copied raw neural net from " << PrintableRxfilename(in)
             << " to " << PrintableWxfilename(out);

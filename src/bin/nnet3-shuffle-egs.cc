@@ -1,11 +1,11 @@
 // bin/nnet3-shuffle-egs.cc
 // Copies examples in a random order: all in memory (a full shuffle), or,
 // with --buffer-size, through a buffer of that many slots (each example
-// read goes to a random slot, writing out the one there first). The order
-// depends only on --srand: the draws follow glibc's rand() after
-// srand(--srand) and the full shuffle is libstdc++'s std::random_shuffle,
-// as in Kaldi builds that use it (newer Kaldi shuffles with
-// std::random_device, which no program can reproduce).
+// read goes to a random slot, writing out the one there first). Both give
+// Kaldi's bytes: the full shuffle is KaldiShuffle(--srand) (std::shuffle
+// over std::mt19937), and the slots are Kaldi's RandInt over glibc's rand()
+// in its unseeded state (seed 1), because Kaldi's tool does not call
+// srand(): with --buffer-size the order does not depend on --srand.
 #include <memory>
 #include <utility>
 
@@ -28,14 +28,16 @@ int Nnet3ShuffleEgs(int argc, char *argv[]) {
       "See also: nnet3-copy-egs, nnet3-subset-egs\n";
   ParseOptions po(usage);
   int32 srand_seed = 0, buffer_size = 0;
-  po.Register("srand", &srand_seed, "Seed for the random number generator");
+  po.Register("srand", &srand_seed,
+              "Seed for the full shuffle (as in Kaldi, not used with "
+              "--buffer-size)");
   po.Register("buffer-size", &buffer_size,
               "If > 0, the size of a buffer used for limited-memory partial "
               "randomization; otherwise the whole input is shuffled.");
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   if (buffer_size < 0) NNET3_ERR << "Invalid --buffer-size=" << buffer_size;
-  KaldiRand rand(static_cast<uint32>(srand_seed));
+  KaldiRand rand;  // glibc rand() never seeded: seed 1
   SequentialNnetExampleReader reader(po.GetArg(1));
   NnetExampleWriter writer(po.GetArg(2));
   typedef std::pair<std::string, std::unique_ptr<NnetExample> > Entry;
@@ -46,7 +48,7 @@ int Nnet3ShuffleEgs(int argc, char *argv[]) {
       egs.emplace_back(reader.Key(),
                        std::unique_ptr<NnetExample>(
                            new NnetExample(reader.Value())));
-    rand.Shuffle(&egs);
+    KaldiShuffle(static_cast<uint32>(srand_seed), &egs);
   } else {
     egs.resize(buffer_size);
     for (; !reader.Done(); reader.Next()) {

@@ -2,7 +2,10 @@
 // Writes a random subset of --n examples (reservoir sampling: the first n
 // are kept, and example k > n replaces a random one with probability n/k),
 // in random order unless --randomize-order=false. Memory: the subset only.
-// Random draws follow glibc's rand() after srand(--srand), as in Kaldi.
+// As in Kaldi: the reservoir draws (WithProb, RandInt) come from glibc's
+// rand() in its unseeded state (seed 1; Kaldi's tool does not call srand()),
+// and the final order from KaldiShuffle(--srand), so --srand changes the
+// order of the subset but not which examples are in it.
 #include <utility>
 
 #include "bin/cli.h"
@@ -24,7 +27,9 @@ int Nnet3SubsetEgs(int argc, char *argv[]) {
   ParseOptions po(usage);
   int32 srand_seed = 0, n = 1000;
   bool randomize_order = true;
-  po.Register("srand", &srand_seed, "Seed for the random number generator");
+  po.Register("srand", &srand_seed,
+              "Seed for the order of the output (as in Kaldi, which "
+              "examples are chosen does not depend on it)");
   po.Register("n", &n, "Number of examples to output");
   po.Register("randomize-order", &randomize_order,
               "If true, randomize the order of the output");
@@ -33,7 +38,7 @@ int Nnet3SubsetEgs(int argc, char *argv[]) {
   // --n=0 is allowed, as in Kaldi (get_egs.sh asks for it): the output
   // archive is empty.
   if (n < 0) NNET3_ERR << "Invalid --n=" << n << " (must be >= 0)";
-  KaldiRand rand(static_cast<uint32>(srand_seed));
+  KaldiRand rand;  // glibc rand() never seeded: seed 1
   std::vector<std::pair<std::string, NnetExample> > egs;
   SequentialNnetExampleReader reader(po.GetArg(1));
   int64 num_read = 0;
@@ -50,7 +55,7 @@ int Nnet3SubsetEgs(int argc, char *argv[]) {
       }
     }
   }
-  if (randomize_order) rand.Shuffle(&egs);
+  if (randomize_order) KaldiShuffle(static_cast<uint32>(srand_seed), &egs);
   NnetExampleWriter writer(po.GetArg(2));
   for (const auto &eg : egs) writer.Write(eg.first, eg.second);
   writer.Close();

@@ -5,8 +5,9 @@
 //  - nnet3-get-egs, nnet3-copy-egs (binary -> text, text -> binary -> text,
 //    scp input) and nnet3-merge-egs (ark and scp output): byte-identical;
 //  - shuffle / subset / frame selection / keep-proportion / round-robin:
-//    properties with independent oracles (the C library's rand() for the
-//    random choices, the input egs for the content);
+//    properties with independent oracles (the C library's rand() and the
+//    standard library's std::shuffle for the random choices, the input egs
+//    for the content; egsrand-conformance-test compares with Kaldi's bytes);
 //  - bad input: one ERROR line naming the archive and key, or a warning
 //    naming the utterance.
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -171,13 +173,15 @@ INSTANTIATE_TEST_SUITE_P(Train, EgsConformance,
 const char kEgs[] = "ark:train/affine.egs.ark";
 std::string InputEgs() { return "ark:" + Train("affine.egs.ark"); }
 
-// The order std::random_shuffle gives n items after srand(seed), computed
-// with the C library's rand().
+// The order Kaldi's shuffle gives n items for --srand=seed: std::shuffle
+// over std::mt19937(seed), computed here with the standard library itself
+// (tests/nnet3/egs checks that library's algorithm against libstdc++'s, and
+// the egsrand conformance test against Kaldi's own output).
 std::vector<int> ShuffledOrder(int n, unsigned seed) {
   std::vector<int> order(n);
   for (int i = 0; i < n; i++) order[i] = i;
-  std::srand(seed);
-  for (int i = 1; i < n; i++) std::swap(order[i], order[std::rand() % (i + 1)]);
+  std::mt19937 engine(seed);
+  std::shuffle(order.begin(), order.end(), engine);
   return order;
 }
 

@@ -33,7 +33,9 @@
 #ifndef NNET3_NNET3_EGS_UTTERANCE_SPLITTER_H_
 #define NNET3_NNET3_EGS_UTTERANCE_SPLITTER_H_
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,20 +60,23 @@ class KaldiRand {
   // 1/128 draw and then WithProb(prob * 128); else one draw compared with
   // (RAND_MAX + 1) * prob (in float).
   bool WithProb(float prob);
-  // libstdc++'s std::random_shuffle over rand(): for i = 1 .. size-1, swap
-  // element i with element Rand() % (i + 1) (when different).
-  template <class T>
-  void Shuffle(std::vector<T> *vec) {
-    for (size_t i = 1; i < vec->size(); i++) {
-      size_t j = static_cast<size_t>(Rand()) % (i + 1);
-      if (i != j) std::swap((*vec)[i], (*vec)[j]);
-    }
-  }
 
  private:
   int32 r_[34];
   int32 pos_ = 0;
 };
+
+// Kaldi's in-memory shuffle (nnet3-shuffle-egs, nnet3-subset-egs):
+// std::shuffle driven by a std::mt19937 seeded with --srand. The engine's
+// outputs are fixed by the C++ standard, the way std::shuffle and
+// std::uniform_int_distribution turn them into swaps is the standard
+// library's own: built with libstdc++ (as Kaldi is with g++) this gives
+// Kaldi's order; another library gives another order. rand() is not used.
+template <class T>
+void KaldiShuffle(uint32 seed, std::vector<T> *vec) {
+  std::mt19937 engine(seed);
+  std::shuffle(vec->begin(), vec->end(), engine);
+}
 
 struct ExampleGenerationConfig {
   int32 left_context = 0;

@@ -1,7 +1,12 @@
 // nnet3/nnet/nnet-collapse.h
 // CollapseModel(): merges fixed, test-time transforms into the components
-// that read them, as nnet3-copy --prepare-for-test does, so the network
-// computes the same function with fewer components. A component node
+// that read them, so the network computes the same function with fewer
+// components. It runs only on networks about to be computed (nnet3-compute,
+// nnet3-xvector-compute, nnet3-compute-prob): no tool writes its result,
+// because Kaldi's nnet3-copy --prepare-for-test folds nothing (it only sets
+// test mode), and the pairs folded here are not exactly Kaldi's
+// CollapseModel's either (Kaldi also merges affine into affine and does not
+// fold FixedScale/FixedBias into a following affine). A component node
 // whose input is exactly another component node (no Append, Offset or
 // scale in between) is rewired to that node's input with one combined
 // component, when the pair is one of:

@@ -1,11 +1,13 @@
 // tests/nnet3/egs/utterance-splitter-test.cc
-// KaldiRand against the C library's own rand() (glibc), and the utterance
+// KaldiRand against the C library's own rand() (glibc), KaldiShuffle
+// against libstdc++'s std::shuffle algorithm written out, and the utterance
 // splitter on hand-derived cases (chunk positions, overlaps, weights,
 // context at the edges, frame subsampling).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <random>
 
 #include "base/log.h"
 #include "nnet3/egs/utterance-splitter.h"
@@ -25,16 +27,57 @@ TEST(KaldiRandTest, EqualsGlibcRand) {
   EXPECT_EQ(rand.RandInt(0, 9), std::rand() % 10);
 }
 
-TEST(KaldiRandTest, ShuffleIsLibstdcxxRandomShuffle) {
-  // Oracle: the loop std::random_shuffle runs, over std::rand().
-  std::vector<int> expected(20), got(20);
-  for (int i = 0; i < 20; i++) expected[i] = got[i] = i;
-  std::srand(3);
-  for (size_t i = 1; i < expected.size(); i++)
-    std::swap(expected[i], expected[std::rand() % (i + 1)]);
-  KaldiRand rand(3);
-  rand.Shuffle(&got);
-  EXPECT_EQ(got, expected);
+// Oracle for KaldiShuffle: the steps libstdc++ (g++ 11 and later) takes
+// for std::shuffle with a 32-bit engine, written out from its documented
+// algorithm over the raw std::mt19937 outputs (which the C++ standard
+// fixes). Draws in [0, range) use Lemire's multiply-and-shift with
+// rejection; since 2^32 - 1 >= n * n, positions are drawn two at a time:
+// one draw in [0, (i + 1) * (i + 2)) gives the partners of elements i and
+// i + 1 (quotient and remainder by i + 2), after one single draw in [0, 2)
+// for element 1 when n is even.
+uint32 DrawBelow(std::mt19937 *g, uint32 range) {
+  uint64 product = static_cast<uint64>((*g)()) * range;
+  uint32 low = static_cast<uint32>(product);
+  if (low < range) {
+    uint32 threshold = static_cast<uint32>(-range) % range;
+    while (low < threshold) {
+      product = static_cast<uint64>((*g)()) * range;
+      low = static_cast<uint32>(product);
+    }
+  }
+  return static_cast<uint32>(product >> 32);
+}
+
+std::vector<int> LibstdcxxShuffle(uint32 seed, int n) {
+  std::vector<int> v(n);
+  for (int i = 0; i < n; i++) v[i] = i;
+  std::mt19937 g(seed);
+  int i = 1;
+  if (n % 2 == 0) {
+    std::swap(v[i], v[DrawBelow(&g, 2)]);
+    i++;
+  }
+  while (i < n) {
+    uint32 a = i + 1, b = i + 2, x = DrawBelow(&g, a * b);
+    std::swap(v[i], v[x / b]);
+    i++;
+    std::swap(v[i], v[x % b]);
+    i++;
+  }
+  return v;
+}
+
+TEST(KaldiRandTest, KaldiShuffleIsLibstdcxxShuffle) {
+  for (uint32 seed : {0u, 3u, 4294967295u}) {
+    for (int n : {1, 2, 7, 20, 59, 1000}) {
+      std::vector<int> got(n);
+      for (int i = 0; i < n; i++) got[i] = i;
+      KaldiShuffle(seed, &got);
+      EXPECT_EQ(got, LibstdcxxShuffle(seed, n))
+          << "seed " << seed << ", " << n << " items: this standard library "
+          << "shuffles differently from libstdc++ (and so from Kaldi)";
+    }
+  }
 }
 
 ExampleGenerationConfig Config(const std::string &num_frames,
