@@ -98,7 +98,7 @@ class TransitionModel {
   // 0 if the tuple does not exist.
   int32 TupleToTransitionState(int32 phone, int32 hmm_state, int32 pdf,
                                int32 self_loop_pdf) const;
-  // True if the transition goes to the final state of the phone's HMM.
+  // True if the transition enters the last (non-emitting) state of its HMM.
   bool IsFinal(int32 trans_id) const;
   bool IsSelfLoop(int32 trans_id) const;
   // The self-loop transition-id of the state, or 0 if it has none.

@@ -20,12 +20,19 @@
 namespace nnet3 {
 namespace testing {
 
+// One emitting state n of the test topology (pdf-class n, a self-loop and
+// a transition to state n + 1, both 0.5) in text form; "sep" follows every
+// token and number.
+inline std::string EmittingState(int n, const std::string &sep) {
+  std::string s = std::to_string(n), next = std::to_string(n + 1);
+  return "<State>" + sep + s + sep + "<PdfClass>" + sep + s + sep +
+         "<Transition>" + sep + s + sep + "0.5" + sep + "<Transition>" + sep +
+         next + sep + "0.5" + sep + "</State>" + sep;
+}
+
 inline std::string TopoText() {
-  return "<Topology>\n<TopologyEntry>\n<ForPhones>\n1 2\n</ForPhones>\n"
-         "<State> 0 <PdfClass> 0 <Transition> 0 0.5 <Transition> 1 0.5 "
-         "</State>\n"
-         "<State> 1 <PdfClass> 1 <Transition> 1 0.5 <Transition> 2 0.5 "
-         "</State>\n"
+  return "<Topology>\n<TopologyEntry>\n<ForPhones>\n1 2\n</ForPhones>\n" +
+         EmittingState(0, " ") + "\n" + EmittingState(1, " ") + "\n" +
          "<State> 2 </State>\n</TopologyEntry>\n</Topology>\n";
 }
 
