@@ -113,6 +113,13 @@ class DeviceOps {
   virtual void CopyCols(M dst, CM src, const int32 *indexes) = 0;
   virtual void AddCols(M dst, CM src, const int32 *indexes) = 0;
 
+  // Memory compression (cu-compressed-matrix.h): "dst"/"src" hold the
+  // integers of compression type "type" (1..4), row after row.
+  virtual void CompressMatrix(int32 type, CM src, Real range, bool truncate,
+                              void *dst) = 0;
+  virtual void DecompressMatrix(int32 type, const void *src, Real range,
+                                M dst) = 0;
+
   // Component families (cu-math-nonlinear.h, cu-math-recurrent.h).
   virtual void BackpropRectifiedLinear(M in_deriv, CM out_value,
                                        CM out_deriv) = 0;

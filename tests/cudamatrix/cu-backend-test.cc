@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/random.h"
 #include "cudamatrix/cu-backend.h"
+#include "cudamatrix/cu-compressed-matrix.h"
 #include "cudamatrix/cu-device.h"
 #include "cudamatrix/cu-host-view.h"
 #include "cudamatrix/cu-math-nonlinear.h"
@@ -670,6 +671,21 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
     cu::CopyRowsToVec(params_deriv, &flat);
     cu::CopyRowsFromVec(flat, &params);
     x.results.push_back(params.FrobeniusNorm());
+  });
+  CheckOp<R>("Compression", [](Operands<R> &x) {
+    if constexpr (std::is_same<R, BaseFloat>::value) {
+      int32 k = 0;
+      for (int32 type = 1; type <= 4; type++)
+        for (BaseFloat range : {0.0f, 1.5f, 10.0f})
+          for (bool truncate : {true, false}) {
+            if (!truncate && range < 5.0f) continue;  // values must fit
+            CuCompressedMatrix cm(type, *x.A, range, truncate);
+            CuMatrix<BaseFloat> back(x.r, x.c);
+            cm.CopyToMat(&back);
+            x.results.push_back(back.Sum() + 0.001 * (k++));
+            if (type == 3 && range == 1.5f) x.C->CopyFromMat(back);
+          }
+    }
   });
   CheckOp<R>("HostViews", [](Operands<R> &x) {
     HostMatWrite<R> w(x.C.get());

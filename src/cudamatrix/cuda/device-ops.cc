@@ -5,6 +5,7 @@
 #include "cudamatrix/cuda/device-ops.h"
 
 #include "cudamatrix/cuda/broadcast.h"
+#include "cudamatrix/cuda/compressed.h"
 #include "cudamatrix/cuda/copy-set.h"
 #include "cudamatrix/cuda/elementwise.h"
 #include "cudamatrix/cuda/gemm.h"
@@ -159,6 +160,15 @@ class KernelOps : public DeviceOps<Real> {
   }
   void AddCols(M dst, CM src, const int32 *indexes) override {
     cuda::AddCols(dst, src, indexes);
+  }
+
+  void CompressMatrix(int32 type, CM src, Real range, bool truncate,
+                      void *dst) override {
+    cuda::CompressMatrix<Real>(type, src, range, truncate, dst);
+  }
+  void DecompressMatrix(int32 type, const void *src, Real range,
+                        M dst) override {
+    cuda::DecompressMatrix<Real>(type, src, range, dst);
   }
 
   void BackpropRectifiedLinear(M in_deriv, CM out_value,

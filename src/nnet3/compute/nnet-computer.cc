@@ -23,7 +23,7 @@
 
 #include "base/log.h"
 #include "base/profile.h"
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-compressed-matrix.h"
 
 namespace nnet3 {
 
@@ -33,108 +33,7 @@ void NnetComputeOptions::Register(OptionsItf *opts) {
                  "and check the matrices it writes for NaN and infinity");
 }
 
-// ---- Compressed storage ------------------------------------------------------
-//
-// The GPU representation Kaldi uses for memory compression (its
-// CuCompressedMatrix): each value stored as an integer of type I, value =
-// scale * integer with scale = range / max(I), rounded to nearest (ties to
-// even); with truncation, values outside the representable range saturate.
-// range == 0 keeps only the sign (decompressed values are -1, 0 or 1; 0 or 1
-// for unsigned types). The type codes are Kaldi's CuCompressedMatrixType:
-// 1 = int8, 2 = uint8, 3 = int16, 4 = uint16.
-
-class ComputerCompressedMatrix {
- public:
-  virtual ~ComputerCompressedMatrix() {}
-  virtual void CopyToMat(CuMatrixBase<BaseFloat> *mat) const = 0;
-  int32 NumRows() const { return num_rows_; }
-  int32 NumCols() const { return num_cols_; }
-
- protected:
-  int32 num_rows_ = 0;
-  int32 num_cols_ = 0;
-};
-
 namespace {
-
-template <typename I>
-class TypedCompressedMatrix : public ComputerCompressedMatrix {
- public:
-  TypedCompressedMatrix(const CuMatrixBase<BaseFloat> &mat, BaseFloat range,
-                        bool truncate)
-      : scale_(range / static_cast<BaseFloat>(std::numeric_limits<I>::max())) {
-    num_rows_ = mat.NumRows();
-    num_cols_ = mat.NumCols();
-    data_.resize(static_cast<size_t>(num_rows_) * num_cols_);
-    const float inv_scale =
-        (scale_ == 0.0 ? 0.0f : static_cast<float>(1.0 / scale_));
-    HostMatRead<BaseFloat> host_view(mat);
-    const MatrixBase<BaseFloat> &host = *host_view;
-    for (int32 r = 0; r < num_rows_; r++) {
-      const BaseFloat *row = host.RowData(r);
-      I *dest = &data_[static_cast<size_t>(r) * num_cols_];
-      for (int32 c = 0; c < num_cols_; c++)
-        dest[c] = (scale_ == 0.0 ? Sign(row[c])
-                                 : Quantize(row[c] * inv_scale, truncate));
-    }
-  }
-
-  void CopyToMat(CuMatrixBase<BaseFloat> *mat) const override {
-    NNET3_ASSERT(mat->NumRows() == num_rows_ && mat->NumCols() == num_cols_);
-    const BaseFloat scale = (scale_ == 0.0 ? 1.0f : scale_);
-    HostMatWrite<BaseFloat> host_view(mat);
-    MatrixBase<BaseFloat> &host = *host_view;
-    for (int32 r = 0; r < num_rows_; r++) {
-      BaseFloat *row = host.RowData(r);
-      const I *src = &data_[static_cast<size_t>(r) * num_cols_];
-      for (int32 c = 0; c < num_cols_; c++)
-        row[c] = scale * static_cast<BaseFloat>(src[c]);
-    }
-    host_view.Commit();
-  }
-
- private:
-  static I Sign(BaseFloat f) {
-    if (f > 0) return static_cast<I>(1);
-    if (f < 0 && std::is_signed<I>::value) return static_cast<I>(-1);
-    return static_cast<I>(0);
-  }
-  static I Quantize(float f, bool truncate) {
-    if (std::isnan(f)) return static_cast<I>(0);
-    float rounded = std::nearbyint(f);
-    const float lo = static_cast<float>(std::numeric_limits<I>::min()),
-                hi = static_cast<float>(std::numeric_limits<I>::max());
-    if (truncate) {
-      if (rounded < lo) rounded = lo;
-      if (rounded > hi) rounded = hi;
-      return static_cast<I>(rounded);
-    }
-    // Without truncation Kaldi's values wrap around (the caller promised
-    // they are in range); keep the conversion well defined.
-    const float int_lo = -2147483648.0f, int_hi = 2147483520.0f;
-    if (rounded < int_lo) rounded = int_lo;
-    if (rounded > int_hi) rounded = int_hi;
-    return static_cast<I>(static_cast<int32>(rounded));
-  }
-
-  BaseFloat scale_;
-  std::vector<I> data_;
-};
-
-ComputerCompressedMatrix *NewCompressedMatrix(int32 type,
-                                              const CuMatrixBase<BaseFloat> &m,
-                                              BaseFloat range, bool truncate) {
-  switch (type) {
-    case 1: return new TypedCompressedMatrix<int8>(m, range, truncate);
-    case 2: return new TypedCompressedMatrix<uint8>(m, range, truncate);
-    case 3: return new TypedCompressedMatrix<int16>(m, range, truncate);
-    case 4: return new TypedCompressedMatrix<uint16>(m, range, truncate);
-    default:
-      NNET3_ERR << "kCompressMatrix: invalid compression type " << type
-                << " (expected 1=int8, 2=uint8, 3=int16 or 4=uint16)";
-  }
-  return nullptr;
-}
 
 // Deletes a memo through its component unless released.
 class MemoGuard {
@@ -529,7 +428,7 @@ void NnetComputer::Compress(const NnetComputation::Command &c) {
     NNET3_ERR << "kCompressMatrix of matrix m" << m
               << ", which is not allocated";
   compressed_[m].reset(
-      NewCompressedMatrix(c.arg2, matrices_[m], c.alpha, c.arg3 != 0));
+      new CuCompressedMatrix(c.arg2, matrices_[m], c.alpha, c.arg3 != 0));
   matrices_[m].Resize(0, 0);
 }
 

@@ -62,7 +62,7 @@ struct NnetComputeOptions {
 
 // The storage of one matrix between kCompressMatrix and kDecompressMatrix
 // (defined in nnet-computer.cc).
-class ComputerCompressedMatrix;
+class CuCompressedMatrix;
 
 class NnetComputer {
  public:
@@ -166,7 +166,7 @@ class NnetComputer {
   std::vector<std::pair<int32, void *> > memos_;
   // per matrix: its compressed form between kCompressMatrix and
   // kDecompressMatrix (empty vector until the first kCompressMatrix).
-  std::vector<std::unique_ptr<ComputerCompressedMatrix> > compressed_;
+  std::vector<std::unique_ptr<CuCompressedMatrix> > compressed_;
   // node -> matrix supplied by AcceptInput and not yet consumed.
   std::map<int32, CuMatrix<BaseFloat> > supplied_;
   // node -> matrix index made available by kProvideOutput.
