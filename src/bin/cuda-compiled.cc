@@ -11,8 +11,8 @@ namespace nnet3 {
 int CudaCompiled(int argc, char *argv[]) {
   const char *usage =
       "Tells scripts whether this build computes on NVIDIA GPUs: exits with\n"
-      "status 0 if it does and 1 if it does not (no CUDA, or a CUDA backend\n"
-      "that does not compute yet). Prints nothing.\n"
+      "status 0 if it has the CUDA backend and 1 if it does not (whether this\n"
+      "machine has a GPU is not looked at). Prints nothing.\n"
       "Usage: cuda-compiled\n";
   ParseOptions po(usage);
   po.Read(argc, argv);
