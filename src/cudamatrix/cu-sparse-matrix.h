@@ -4,8 +4,8 @@
 // with the operations networks need from it. Included by cu-matrix.h.
 //
 // The rows are kept on the host on both backends; with device operands the
-// operations expand them into a dense host matrix and upload that (one
-// transfer per call; a device-side sparse layout is still to come).
+// operations upload the stored elements as (row, column, value) triplets
+// (three small arrays, NumElements() long) and run the sparse kernels.
 //
 // Invariants: the same rows as the host SparseMatrix it was made from;
 // Smat() is that host matrix.
@@ -14,6 +14,8 @@
 
 #include <istream>
 #include <ostream>
+#include <utility>
+#include <vector>
 
 #include "cudamatrix/cu-matrix.h"
 #include "matrix/sparse.h"
@@ -44,9 +46,9 @@ class CuSparseMatrix {
       smat_.CopyToMat(&dst->Mat(), trans);
       return;
     }
-    Matrix<Real> dense(dst->NumRows(), dst->NumCols(), kUndefined);
-    smat_.CopyToMat(&dense, trans);
-    dst->CopyFromMat(dense);
+    CheckOpDims(*dst, trans);
+    dst->SetZero();
+    AddOnDevice(Real(1), dst, trans);
   }
   // dst += alpha * op(this).
   void AddToMat(Real alpha, CuMatrixBase<Real> *dst,
@@ -55,10 +57,23 @@ class CuSparseMatrix {
       smat_.AddToMat(alpha, &dst->Mat(), trans);
       return;
     }
-    Matrix<Real> dense(dst->NumRows(), dst->NumCols(), kSetZero);
-    smat_.AddToMat(alpha, &dense, trans);
-    CuMatrix<Real> on_device(dense);
-    dst->AddMat(1.0, on_device);
+    CheckOpDims(*dst, trans);
+    AddOnDevice(alpha, dst, trans);
+  }
+  // trace(op(A) this) with A on the device (TraceMatSmat below).
+  Real TraceWithDeviceMat(const CuMatrixBase<Real> &A,
+                          MatrixTransposeType trans) const {
+    NNET3_ASSERT(A.OnDevice());
+    if (trans == kTrans)
+      NNET3_ASSERT(A.NumRows() == NumRows() && A.NumCols() == NumCols());
+    else
+      NNET3_ASSERT(A.NumRows() == NumCols() && A.NumCols() == NumRows());
+    if (NumElements() == 0) return Real(0);
+    cu_backend::Scope device(true);
+    Triplets t(smat_);
+    return cu_backend::Ops<Real>().TraceMatSparse(
+        A.Dev(), t.rows.Data(), t.cols.Data(), t.values.Data(),
+        t.values.Dim(), trans);
   }
 
   // The host copy of the rows (either backend).
@@ -68,6 +83,44 @@ class CuSparseMatrix {
   void Read(std::istream &is, bool binary) { smat_.Read(is, binary); }
 
  private:
+  // The stored elements as device arrays (made where Cu objects live now).
+  struct Triplets {
+    CuArray<int32> rows, cols;
+    CuArray<Real> values;
+    explicit Triplets(const SparseMatrix<Real> &smat) {
+      std::vector<int32> r, c;
+      std::vector<Real> v;
+      for (MatrixIndexT i = 0; i < smat.NumRows(); i++) {
+        const SparseVector<Real> &row = smat.Row(i);
+        const std::pair<MatrixIndexT, Real> *e = row.Data();
+        for (MatrixIndexT k = 0; k < row.NumElements(); k++) {
+          r.push_back(i);
+          c.push_back(e[k].first);
+          v.push_back(e[k].second);
+        }
+      }
+      rows.CopyFromVec(r);
+      cols.CopyFromVec(c);
+      values.CopyFromVec(v);
+    }
+  };
+  void CheckOpDims(const CuMatrixBase<Real> &dst,
+                   MatrixTransposeType trans) const {
+    if (trans == kNoTrans)
+      NNET3_ASSERT(dst.NumRows() == NumRows() && dst.NumCols() == NumCols());
+    else
+      NNET3_ASSERT(dst.NumRows() == NumCols() && dst.NumCols() == NumRows());
+  }
+  void AddOnDevice(Real alpha, CuMatrixBase<Real> *dst,
+                   MatrixTransposeType trans) const {
+    if (NumElements() == 0) return;
+    cu_backend::Scope device(true);
+    Triplets t(smat_);
+    cu_backend::Ops<Real>().AddSparseToMat(dst->Dev(), alpha, t.rows.Data(),
+                                           t.cols.Data(), t.values.Data(),
+                                           t.values.Dim(), trans);
+  }
+
   SparseMatrix<Real> smat_;
 };
 
@@ -82,7 +135,7 @@ template <typename Real>
 Real TraceMatSmat(const CuMatrixBase<Real> &A, const CuSparseMatrix<Real> &B,
                   MatrixTransposeType trans = kNoTrans) {
   if (!A.OnDevice()) return TraceMatSmat(A.Mat(), B.Smat(), trans);
-  return TraceMatSmat(A.Download(), B.Smat(), trans);
+  return B.TraceWithDeviceMat(A, trans);
 }
 
 }  // namespace nnet3

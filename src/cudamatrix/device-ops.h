@@ -113,6 +113,15 @@ class DeviceOps {
   virtual void CopyCols(M dst, CM src, const int32 *indexes) = 0;
   virtual void AddCols(M dst, CM src, const int32 *indexes) = 0;
 
+  // Sparse matrices as device arrays of (row, column, value) triplets
+  // (cu-sparse-matrix.h): dst += alpha * op(S), and trace(op(A) S).
+  virtual void AddSparseToMat(M dst, Real alpha, const int32 *rows,
+                              const int32 *cols, const Real *values,
+                              int32 nnz, MatrixTransposeType trans) = 0;
+  virtual Real TraceMatSparse(CM a, const int32 *rows, const int32 *cols,
+                              const Real *values, int32 nnz,
+                              MatrixTransposeType trans) = 0;
+
   // Memory compression (cu-compressed-matrix.h): "dst"/"src" hold the
   // integers of compression type "type" (1..4), row after row.
   virtual void CompressMatrix(int32 type, CM src, Real range, bool truncate,

@@ -14,6 +14,7 @@
 #include "cudamatrix/cuda/reductions.h"
 #include "cudamatrix/cuda/row-ops.h"
 #include "cudamatrix/cuda/softmax.h"
+#include "cudamatrix/cuda/sparse.h"
 
 namespace nnet3 {
 namespace cuda {
@@ -162,6 +163,16 @@ class KernelOps : public DeviceOps<Real> {
     cuda::AddCols(dst, src, indexes);
   }
 
+  void AddSparseToMat(M dst, Real alpha, const int32 *rows, const int32 *cols,
+                      const Real *values, int32 nnz,
+                      MatrixTransposeType trans) override {
+    cuda::AddSparseToMat<Real>(dst, alpha, rows, cols, values, nnz, trans);
+  }
+  Real TraceMatSparse(CM a, const int32 *rows, const int32 *cols,
+                      const Real *values, int32 nnz,
+                      MatrixTransposeType trans) override {
+    return cuda::TraceMatSparse<Real>(a, rows, cols, values, nnz, trans);
+  }
   void CompressMatrix(int32 type, CM src, Real range, bool truncate,
                       void *dst) override {
     cuda::CompressMatrix<Real>(type, src, range, truncate, dst);
