@@ -489,6 +489,15 @@ void SumGroupComponent::Init(const std::vector<int32> &sizes) {
 
 void SumGroupComponent::Init(int32 input_dim, int32 output_dim) {
   CheckDivides(*this, input_dim, output_dim);
+  // The group list and the reverse index hold output-dim and input-dim
+  // entries: refuse dimensions whose index would pass the limit on declared
+  // sizes before building either.
+  if (static_cast<int64>(input_dim) * static_cast<int64>(sizeof(int32)) >
+      MaxDeclaredBytes())
+    NNET3_ERR << Type() << ": input-dim=" << input_dim
+              << " needs an index over the limit of " << MaxDeclaredBytes()
+              << " bytes on declared sizes (NNET3_MAX_DECLARED_BYTES, see "
+              << "docs/io.md)";
   Init(std::vector<int32>(output_dim, input_dim / output_dim));
 }
 

@@ -338,6 +338,23 @@ TEST(SimpleTest, SumGroupSizesThatOverflowAreErrors) {
                        "</SumGroupComponent> "), "no error");
 }
 
+// input-dim/output-dim on a config line are checked against the same limit
+// before the group list is built (a huge output-dim used to allocate
+// output-dim integers first).
+TEST(SimpleTest, SumGroupHugeConfigDimsAreErrors) {
+  int64 old = SetMaxDeclaredBytes(int64(1) << 20);
+  std::string e = ConfigError("SumGroupComponent",
+                              "input-dim=2000000000 output-dim=1000000000");
+  SetMaxDeclaredBytes(old);
+  EXPECT_NE(e.find("input-dim=2000000000"), std::string::npos) << e;
+  EXPECT_NE(e.find("limit of 1048576 bytes"), std::string::npos) << e;
+  // Within the limit the same form still works.
+  std::unique_ptr<Component> c =
+      FromConfig("SumGroupComponent", "input-dim=6 output-dim=3");
+  EXPECT_EQ(c->InputDim(), 6);
+  EXPECT_EQ(c->OutputDim(), 3);
+}
+
 TEST(SimpleTest, ReadsOldNoOpFormat) {
   // NoOpComponent once was a NonlinearComponent; Kaldi still reads that.
   std::istringstream is(
