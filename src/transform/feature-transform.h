@@ -2,9 +2,8 @@
 // The LDA-like preconditioning transform that Kaldi's nnet3 recipes put in
 // a fixed-affine-layer (nnet-get-feature-transform; Kaldi's
 // FeatureTransformEstimate, described in appendix C.6 of Povey, Zhang and
-// Khudanpur, "Parallel training of DNNs with natural gradient and parameter
-// averaging"). From LDA statistics with within-class covariance W, between-
-// class covariance B and mean m:
+// Khudanpur, arXiv:1410.7455). From LDA statistics with within-class
+// covariance W, between-class covariance B and mean m:
 //   1. W = L L^T (Cholesky; if W is not positive definite, 1e-3 times its
 //      mean diagonal value is added to the diagonal and the factor retried);
 //   2. inv(L) B inv(L)^T = U diag(d) U^T with d sorted from largest to
