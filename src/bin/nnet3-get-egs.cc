@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bin/cli.h"
+#include "bin/egs-tool.h"
 #include "matrix/table-types.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/egs/utterance-splitter.h"
@@ -21,17 +22,6 @@ namespace {
 
 typedef SequentialTableReader<KaldiObjectHolder<GeneralMatrix> >
     SequentialGeneralMatrixReader;
-
-// The first row of feats holding a NaN or infinity, or -1.
-int32 FirstNonFiniteRow(const GeneralMatrix &feats) {
-  NnetExample eg;
-  eg.io.resize(1);
-  eg.io[0].features = feats;
-  eg.io[0].indexes.resize(feats.NumRows());
-  std::string name;
-  int32 row;
-  return ExampleIsFinite(eg, &name, &row) ? -1 : row;
-}
 
 struct EgsOptions {
   bool compress = true;
@@ -62,25 +52,8 @@ bool ProcessUtterance(const GeneralMatrix &feats,
   }
   int32 sf = splitter->Config().frame_subsampling_factor;
   for (const ChunkTimeInfo &chunk : chunks) {
-    int32 num_rows = chunk.left_context + chunk.num_frames +
-                     chunk.right_context,
-          start_frame = chunk.first_frame - chunk.left_context;
-    GeneralMatrix input;
-    ExtractRowRangeWithPadding(feats, start_frame, num_rows, &input);
     NnetExample eg;
-    eg.io.push_back(NnetIo("input", -chunk.left_context, input));
-    if (ivectors != nullptr) {
-      // Kaldi draws a frame from [start_frame, start_frame + utterance
-      // length - 1] (sic) and takes the iVector row covering it, clamped.
-      int32 frame = rand->RandInt(start_frame,
-                                  start_frame + num_input_frames - 1);
-      int32 row = frame / opts.ivector_period;
-      if (row < 0) row = 0;
-      if (row >= ivectors->NumRows()) row = ivectors->NumRows() - 1;
-      Matrix<BaseFloat> ivector(1, ivectors->NumCols());
-      ivector.Row(0).CopyFromVec(ivectors->Row(row));
-      eg.io.push_back(NnetIo("ivector", 0, ivector));
-    }
+    AddChunkInputs(feats, ivectors, opts.ivector_period, chunk, rand, &eg);
     int32 first_out = chunk.first_frame / sf,
           num_out = chunk.num_frames / sf;
     Posterior labels(num_out);
