@@ -183,6 +183,39 @@ TEST_F(AmToolsCli, AliToPhonesAllForms) {
               "cannot be used together");
 }
 
+// post-to-tacc: counts per transition-id, and per pdf-id with Kaldi's
+// loop that stops before the last transition-id (so a posterior on
+// transition-id 42 is counted per transition-id but not per pdf).
+TEST_F(AmToolsCli, PostToTaccSumsThePosteriors) {
+  std::string post = "utt1 [ 3 0.5 42 0.25 ] [ 3 1 ] [ 7 0.75 ]\n"
+                     "utt2 [ 42 1 ] [ 1 2 ]\n";
+  WriteFile(dir_.File("post.txt"), post);
+  std::vector<double> tid(43, 0.0), pdf(17, 0.0);
+  tid[3] = 1.5;
+  tid[42] = 1.25;
+  tid[7] = 0.75;
+  tid[1] = 2;
+  for (int t = 1; t < 42; t++) pdf[tids_[t].pdf] += tid[t];
+  std::string out = Run("post-to-tacc --binary=false " + Am() +
+                        "/final.mdl ark:post.txt -").out;
+  std::vector<double> got = FloatsAfter(out, "");
+  ASSERT_EQ(got.size(), tid.size()) << out;
+  for (size_t i = 0; i < tid.size(); i++) EXPECT_EQ(got[i], tid[i]) << i;
+  out = Run("post-to-tacc --binary=false --per-pdf=true " + Am() +
+            "/final.mdl ark:post.txt -").out;
+  got = FloatsAfter(out, "");
+  ASSERT_EQ(got.size(), pdf.size()) << out;
+  for (size_t i = 0; i < pdf.size(); i++) EXPECT_EQ(got[i], pdf[i]) << i;
+  // Binary output reads back the same.
+  Run("post-to-tacc --per-pdf=true " + Am() + "/final.mdl ark:post.txt p.acc");
+  EXPECT_EQ(Run("copy-vector --binary=false p.acc -").out,
+            Run("post-to-tacc --binary=false --per-pdf=true " + Am() +
+                "/final.mdl ark:post.txt -").out);
+  WriteFile(dir_.File("bad.txt"), "utt1 [ 43 1 ]\n");
+  ExpectError("post-to-tacc " + Am() + "/final.mdl ark:bad.txt x.acc",
+              "Invalid transition-id 43");
+}
+
 TEST_F(AmToolsCli, TrainTransitionsFollowsTheFormula) {
   Run("nnet3-am-train-transitions --transition-min-count=1 " + Am() +
       "/final.mdl ark:ali.txt out.mdl");
