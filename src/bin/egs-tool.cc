@@ -1,6 +1,7 @@
 // bin/egs-tool.cc
 #include "bin/egs-tool.h"
 
+#include <cstdlib>
 #include <string>
 
 namespace nnet3 {
@@ -13,6 +14,54 @@ int32 FirstNonFiniteRow(const GeneralMatrix &feats) {
   std::string name;
   int32 row;
   return ExampleIsFinite(eg, &name, &row) ? -1 : row;
+}
+
+void EgsIvectors::Register(ParseOptions *po) {
+  po->Register("ivectors", &rspecifier_,
+               "Alias for --online-ivectors, for back compatibility");
+  po->Register("online-ivectors", &rspecifier_,
+               "Rspecifier of iVectors estimated online, as matrices (one row "
+               "per --online-ivector-period frames)");
+  po->Register("online-ivector-period", &period_,
+               "Frames per row of the --online-ivectors matrices (each "
+               "iVector covers this many frames)");
+}
+
+void EgsIvectors::Open() {
+  if (period_ <= 0)
+    NNET3_ERR << "Invalid --online-ivector-period=" << period_;
+  if (!rspecifier_.empty()) reader_.Open(rspecifier_);
+}
+
+bool EgsIvectors::Lookup(const std::string &utt, int32 num_frames,
+                         int32 rows_scale, int32 tolerance,
+                         const Matrix<BaseFloat> **ivectors) {
+  *ivectors = nullptr;
+  if (rspecifier_.empty()) return true;
+  if (!reader_.HasKey(utt)) {
+    NNET3_WARN << "No iVectors for utterance " << utt;
+    return false;
+  }
+  const Matrix<BaseFloat> &m = reader_.Value(utt);
+  if (m.NumRows() == 0 ||
+      std::abs(num_frames - m.NumRows() * rows_scale) > tolerance) {
+    NNET3_WARN << "Length difference between feats " << num_frames
+               << " and iVectors " << m.NumRows() << " exceeds tolerance "
+               << tolerance << " for utterance " << utt;
+    return false;
+  }
+  *ivectors = &m;
+  return true;
+}
+
+bool ChunksForUtterance(const std::string &utt, int32 num_frames,
+                        UtteranceSplitter *splitter,
+                        std::vector<ChunkTimeInfo> *chunks) {
+  splitter->GetChunksForUtterance(num_frames, chunks);
+  if (!chunks->empty()) return true;
+  NNET3_WARN << "Not producing egs for utterance " << utt
+             << " because it is too short: " << num_frames << " frames.";
+  return false;
 }
 
 void AddChunkInputs(const GeneralMatrix &feats,

@@ -22,9 +22,6 @@ namespace nnet3 {
 
 namespace {
 
-typedef SequentialTableReader<KaldiObjectHolder<GeneralMatrix> >
-    SequentialGeneralMatrixReader;
-
 struct DenseEgsOptions {
   bool compress = true;
   int32 num_targets = -1;
@@ -45,13 +42,8 @@ bool ProcessUtterance(const GeneralMatrix &feats,
     NNET3_WARN << "Processing utterance " << utt << " anyway";
   }
   std::vector<ChunkTimeInfo> chunks;
-  splitter->GetChunksForUtterance(num_input_frames, &chunks);
-  if (chunks.empty()) {
-    NNET3_WARN << "Not producing egs for utterance " << utt
-               << " because it is too short: " << num_input_frames
-               << " frames.";
+  if (!ChunksForUtterance(utt, num_input_frames, splitter, &chunks))
     return false;
-  }
   const int32 sf = splitter->Config().frame_subsampling_factor;
   const ChunkTimeInfo &last = chunks.back();
   const int32 last_row = (last.first_frame + last.num_frames) / sf - 1;
@@ -99,7 +91,6 @@ int Nnet3GetEgsDenseTargets(int argc, char *argv[]) {
   ParseOptions po(usage);
   DenseEgsOptions opts;
   int32 length_tolerance = 100;
-  std::string online_ivector_rspecifier;
   ExampleGenerationConfig eg_config;
   eg_config.Register(&po);
   po.Register("compress", &opts.compress,
@@ -107,21 +98,16 @@ int Nnet3GetEgsDenseTargets(int argc, char *argv[]) {
   po.Register("num-targets", &opts.num_targets,
               "Number of columns of the targets; when set, each utterance's "
               "targets are checked against it");
-  po.Register("ivectors", &online_ivector_rspecifier,
-              "Alias for --online-ivectors, for back compatibility");
-  po.Register("online-ivectors", &online_ivector_rspecifier,
-              "Rspecifier of iVectors estimated online, as matrices (one row "
-              "per --online-ivector-period frames)");
-  po.Register("online-ivector-period", &opts.ivector_period,
-              "Frames per row of the --online-ivectors matrices");
+  EgsIvectors ivector_opts;
+  ivector_opts.Register(&po);
   po.Register("length-tolerance", &length_tolerance,
               "Largest number of frames by which the targets may be longer "
               "than the features, and by which the iVector matrix's row "
               "count may differ from the number of frames");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (opts.ivector_period <= 0)
-    NNET3_ERR << "Invalid --online-ivector-period=" << opts.ivector_period;
+  ivector_opts.Open();
+  opts.ivector_period = ivector_opts.Period();
   eg_config.ComputeDerived();
   KaldiRand rand;
   UtteranceSplitter splitter(eg_config, &rand);
@@ -132,9 +118,6 @@ int Nnet3GetEgsDenseTargets(int argc, char *argv[]) {
   SequentialGeneralMatrixReader feat_reader(feature_rspecifier);
   RandomAccessBaseFloatMatrixReader targets_reader(targets_rspecifier);
   NnetExampleWriter writer(egs_wspecifier);
-  RandomAccessBaseFloatMatrixReader ivector_reader;
-  if (!online_ivector_rspecifier.empty())
-    ivector_reader.Open(online_ivector_rspecifier);
 
   int32 num_err = 0;
   for (; !feat_reader.Done(); feat_reader.Next()) {
@@ -161,24 +144,12 @@ int Nnet3GetEgsDenseTargets(int argc, char *argv[]) {
       num_err++;
       continue;
     }
+    // (Kaldi compares the row count itself here, not times the period.)
     const Matrix<BaseFloat> *ivectors = nullptr;
-    if (!online_ivector_rspecifier.empty()) {
-      if (!ivector_reader.HasKey(key)) {
-        NNET3_WARN << "No iVectors for utterance " << key;
-        num_err++;
-        continue;
-      }
-      ivectors = &ivector_reader.Value(key);
-      // (Kaldi compares the row count itself here, not times the period.)
-      if (ivectors->NumRows() == 0 ||
-          std::abs(feats.NumRows() - ivectors->NumRows()) > length_tolerance) {
-        NNET3_WARN << "Length difference between feats " << feats.NumRows()
-                   << " and iVectors " << ivectors->NumRows()
-                   << " exceeds tolerance " << length_tolerance
-                   << " for utterance " << key;
-        num_err++;
-        continue;
-      }
+    if (!ivector_opts.Lookup(key, feats.NumRows(), 1, length_tolerance,
+                             &ivectors)) {
+      num_err++;
+      continue;
     }
     int32 bad_row = FirstNonFiniteRow(feats);
     const char *what = "features";

@@ -20,9 +20,6 @@ namespace nnet3 {
 
 namespace {
 
-typedef SequentialTableReader<KaldiObjectHolder<GeneralMatrix> >
-    SequentialGeneralMatrixReader;
-
 struct EgsOptions {
   bool compress = true;
   int32 num_pdfs = -1;
@@ -43,13 +40,8 @@ bool ProcessUtterance(const GeneralMatrix &feats,
                               targets_length_tolerance))
     return false;
   std::vector<ChunkTimeInfo> chunks;
-  splitter->GetChunksForUtterance(num_input_frames, &chunks);
-  if (chunks.empty()) {
-    NNET3_WARN << "Not producing egs for utterance " << utt
-               << " because it is too short: " << num_input_frames
-               << " frames.";
+  if (!ChunksForUtterance(utt, num_input_frames, splitter, &chunks))
     return false;
-  }
   int32 sf = splitter->Config().frame_subsampling_factor;
   for (const ChunkTimeInfo &chunk : chunks) {
     NnetExample eg;
@@ -95,7 +87,6 @@ int Nnet3GetEgs(int argc, char *argv[]) {
   ParseOptions po(usage);
   EgsOptions opts;
   int32 length_tolerance = 100, targets_length_tolerance = 2;
-  std::string online_ivector_rspecifier;
   ExampleGenerationConfig eg_config;
   po.Register("compress", &opts.compress,
               "If true, write the input features of the examples compressed "
@@ -104,14 +95,8 @@ int Nnet3GetEgs(int argc, char *argv[]) {
   po.Register("num-pdfs", &opts.num_pdfs,
               "Number of pdfs in the acoustic model (the number of columns "
               "of the targets); required.");
-  po.Register("ivectors", &online_ivector_rspecifier,
-              "Alias for --online-ivectors, for back compatibility");
-  po.Register("online-ivectors", &online_ivector_rspecifier,
-              "Rspecifier of iVectors estimated online, as matrices (one row "
-              "per --online-ivector-period frames)");
-  po.Register("online-ivector-period", &opts.ivector_period,
-              "Frames per row of the --online-ivectors matrices (each "
-              "iVector covers this many frames)");
+  EgsIvectors ivector_opts;
+  ivector_opts.Register(&po);
   po.Register("length-tolerance", &length_tolerance,
               "Tolerance for the difference in frames between the features "
               "and the iVector matrix (times the period)");
@@ -122,8 +107,8 @@ int Nnet3GetEgs(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   if (opts.num_pdfs <= 0) NNET3_ERR << "--num-pdfs options is required.";
-  if (opts.ivector_period <= 0)
-    NNET3_ERR << "Invalid --online-ivector-period=" << opts.ivector_period;
+  ivector_opts.Open();
+  opts.ivector_period = ivector_opts.Period();
   eg_config.ComputeDerived();
   // One glibc-compatible rand() stream, shared by the splitter and the
   // iVector choice, as Kaldi's single rand() state is.
@@ -136,9 +121,6 @@ int Nnet3GetEgs(int argc, char *argv[]) {
   SequentialGeneralMatrixReader feat_reader(feature_rspecifier);
   RandomAccessPosteriorReader post_reader(post_rspecifier);
   NnetExampleWriter writer(egs_wspecifier);
-  RandomAccessBaseFloatMatrixReader ivector_reader;
-  if (!online_ivector_rspecifier.empty())
-    ivector_reader.Open(online_ivector_rspecifier);
 
   int32 num_err = 0;
   for (; !feat_reader.Done(); feat_reader.Next()) {
@@ -151,24 +133,10 @@ int Nnet3GetEgs(int argc, char *argv[]) {
     }
     const Posterior &post = post_reader.Value(key);
     const Matrix<BaseFloat> *ivectors = nullptr;
-    if (!online_ivector_rspecifier.empty()) {
-      if (!ivector_reader.HasKey(key)) {
-        NNET3_WARN << "No iVectors for utterance " << key;
-        num_err++;
-        continue;
-      }
-      ivectors = &ivector_reader.Value(key);
-      if (ivectors->NumRows() == 0 ||
-          std::abs(feats.NumRows() -
-                   ivectors->NumRows() * opts.ivector_period) >
-              length_tolerance) {
-        NNET3_WARN << "Length difference between feats " << feats.NumRows()
-                   << " and iVectors " << ivectors->NumRows()
-                   << " exceeds tolerance " << length_tolerance
-                   << " for utterance " << key;
-        num_err++;
-        continue;
-      }
+    if (!ivector_opts.Lookup(key, feats.NumRows(), opts.ivector_period,
+                             length_tolerance, &ivectors)) {
+      num_err++;
+      continue;
     }
     int32 bad_row = FirstNonFiniteRow(feats);
     if (bad_row >= 0) {
