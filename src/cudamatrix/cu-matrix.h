@@ -307,6 +307,15 @@ class CuMatrixBase : private MatrixBase<Real> {
       Mat().MulRowsVec(scale.Vec());
     }
   }
+  // Row r /= div(r).
+  void DivRowsVec(const CuVectorBase<Real> &div) {
+    if (Where(div, "DivRowsVec")) {
+      NNET3_ASSERT(div.Dim() == NumRows());
+      Ops().DivRowsVec(Dev(), div.DevV());
+    } else {
+      Mat().DivRowsVec(div.Vec());
+    }
+  }
   void MulColsVec(const CuVectorBase<Real> &scale) {
     if (Where(scale, "MulColsVec")) {
       NNET3_ASSERT(scale.Dim() == NumCols());

@@ -68,6 +68,7 @@ class DeviceOps {
 
   // Broadcasts.
   virtual void MulRowsVec(M m, CV scale) = 0;
+  virtual void DivRowsVec(M m, CV div) = 0;
   virtual void MulColsVec(M m, CV scale) = 0;
   virtual void AddVecToRows(M m, Real alpha, CV v, Real beta) = 0;
   virtual void AddVecToCols(M m, Real alpha, CV v, Real beta) = 0;

@@ -389,6 +389,16 @@ void MatrixBase<Real>::MulRowsVec(const VectorBase<Real> &scale) {
 }
 
 template <typename Real>
+void MatrixBase<Real>::DivRowsVec(const VectorBase<Real> &div) {
+  NNET3_ASSERT(div.Dim() == num_rows_);
+  for (MatrixIndexT r = 0; r < num_rows_; r++) {
+    Real d = div.Data()[r];
+    Real *row = RowData(r);
+    for (MatrixIndexT c = 0; c < num_cols_; c++) row[c] /= d;
+  }
+}
+
+template <typename Real>
 void MatrixBase<Real>::MulColsVec(const VectorBase<Real> &scale) {
   NNET3_ASSERT(scale.Dim() == num_cols_);
   const Real *s = scale.Data();

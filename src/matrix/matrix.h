@@ -109,6 +109,7 @@ class MatrixBase {
   void Max(const MatrixBase<Real> &A);                // elementwise max
   void Min(const MatrixBase<Real> &A);
   void MulRowsVec(const VectorBase<Real> &scale);     // row r *= scale(r)
+  void DivRowsVec(const VectorBase<Real> &div);       // row r /= div(r)
   void MulColsVec(const VectorBase<Real> &scale);     // col c *= scale(c)
   void AddVecToRows(Real alpha, const VectorBase<Real> &v, Real beta = 1.0);
   void AddVecToCols(Real alpha, const VectorBase<Real> &v, Real beta = 1.0);

@@ -353,6 +353,8 @@ TYPED_TEST(CuBackendTest, BroadcastsAndBlas) {
     x.C->MulRowsVec(x.vr);
     x.A->MulColsVec(x.vc);
   });
+  CheckOp<R>("DivRowsVec", [](Operands<R> &x) { x.C->DivRowsVec(x.wr); },
+             true);
   CheckOp<R>("AddVecToRowsCols", [](Operands<R> &x) {
     x.C->AddVecToRows(0.5, x.vc);
     x.A->AddVecToCols(-1.0, x.vr, 0.0);

@@ -632,6 +632,18 @@ TYPED_TEST(MatrixTest, RowAndColumnVectorOps) {
     EXPECT_TRUE(MatNear(t.M(), ref, tol)) << "MulRowsVec";
     Fill(&t.M(), X);
     for (int r = 0; r < rows; r++)
+      for (int c = 0; c < cols; c++)
+        ref(r, c) = R[r] == 0 ? X(r, c) : X(r, c) / R[r];
+    {
+      // Zero divisors would give inf/NaN; use 1 there on both sides.
+      Vector<Real> div(rv.v());
+      for (int r = 0; r < rows; r++)
+        if (div(r) == 0) div(r) = 1;
+      t.M().DivRowsVec(div);
+    }
+    EXPECT_TRUE(MatNear(t.M(), ref, tol)) << "DivRowsVec";
+    Fill(&t.M(), X);
+    for (int r = 0; r < rows; r++)
       for (int c = 0; c < cols; c++) ref(r, c) = X(r, c) * C[c];
     t.M().MulColsVec(cv.v());
     EXPECT_TRUE(MatNear(t.M(), ref, tol)) << "MulColsVec";

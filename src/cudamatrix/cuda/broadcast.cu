@@ -17,6 +17,13 @@ void MulRowsVec(DevMat<Real> m, InVec<Real> scale) {
 }
 
 template <typename Real>
+void DivRowsVec(DevMat<Real> m, InVec<Real> div) {
+  NNET3_ASSERT(div.dim == m.rows);
+  ForEachElement(m.rows, m.cols,
+                 [=] __device__(int32 r, int32 c) { m(r, c) /= div[r]; });
+}
+
+template <typename Real>
 void MulColsVec(DevMat<Real> m, InVec<Real> scale) {
   NNET3_ASSERT(scale.dim == m.cols);
   ForEachElement(m.rows, m.cols,
@@ -93,6 +100,7 @@ void AddMatDiagVec(DevMat<Real> dst, Scalar<Real> alpha, InMat<Real> M,
 
 #define NNET3_INSTANTIATE_BROADCAST(R)                                       \
   template void MulRowsVec(DevMat<R>, InVec<R>);                             \
+  template void DivRowsVec(DevMat<R>, InVec<R>);                             \
   template void MulColsVec(DevMat<R>, InVec<R>);                             \
   template void AddVecToRows(DevMat<R>, Scalar<R>, InVec<R>, Scalar<R>);     \
   template void AddVecToCols(DevMat<R>, Scalar<R>, InVec<R>, Scalar<R>);     \

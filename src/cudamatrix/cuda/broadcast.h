@@ -19,6 +19,7 @@ namespace cuda {
 
 // Row r of m *= scale[r] (scale.dim == rows).
 template <typename Real> void MulRowsVec(DevMat<Real> m, InVec<Real> scale);
+template <typename Real> void DivRowsVec(DevMat<Real> m, InVec<Real> div);
 // Column c of m *= scale[c] (scale.dim == cols).
 template <typename Real> void MulColsVec(DevMat<Real> m, InVec<Real> scale);
 // m(r, c) = beta * m(r, c) + alpha * v[c]   (v.dim == cols).

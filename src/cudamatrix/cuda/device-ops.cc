@@ -75,6 +75,7 @@ class KernelOps : public DeviceOps<Real> {
   }
 
   void MulRowsVec(M m, CV scale) override { cuda::MulRowsVec(m, scale); }
+  void DivRowsVec(M m, CV div) override { cuda::DivRowsVec(m, div); }
   void MulColsVec(M m, CV scale) override { cuda::MulColsVec(m, scale); }
   void AddVecToRows(M m, Real alpha, CV v, Real beta) override {
     cuda::AddVecToRows(m, alpha, v, beta);

@@ -6,8 +6,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "cudamatrix/cu-host-view.h"
-
 namespace nnet3 {
 
 namespace {
@@ -79,17 +77,7 @@ void WriteField(std::ostream &os, bool binary, const char *token, T value) {
 void DivideRows(const CuVectorBase<BaseFloat> &d_cu,
                 CuMatrixBase<BaseFloat> *m_cu) {
   NNET3_ASSERT(d_cu.Dim() == m_cu->NumRows());
-  // Host views (no Cu operation divides rows by a vector yet).
-  HostVecRead<BaseFloat> d_host(d_cu);
-  HostMatWrite<BaseFloat> m_host(m_cu);
-  const VectorBase<BaseFloat> &d = *d_host;
-  MatrixBase<BaseFloat> &m = *m_host;
-  for (int32 r = 0; r < m.NumRows(); r++) {
-    BaseFloat *row = m.RowData(r);
-    BaseFloat div = d(r);
-    for (int32 c = 0; c < m.NumCols(); c++) row[c] /= div;
-  }
-  m_host.Commit();
+  m_cu->DivRowsVec(d_cu);
 }
 
 }  // namespace
