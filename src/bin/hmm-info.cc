@@ -20,12 +20,7 @@ int HmmInfo(int argc, char *argv[]) {
   if (po.NumArgs() != 1) return UsageError(po);
   TransitionModel trans_model;
   ReadKaldiObject(po.GetArg(1), &trans_model);
-  std::cout << "number of phones " << trans_model.GetPhones().size() << "\n"
-            << "number of pdfs " << trans_model.NumPdfs() << "\n"
-            << "number of transition-ids " << trans_model.NumTransitionIds()
-            << "\n"
-            << "number of transition-states "
-            << trans_model.NumTransitionStates() << "\n";
+  PrintTransitionModelSizes(trans_model, std::cout);
   return 0;
 }
 

@@ -449,4 +449,13 @@ bool TransitionModel::Compatible(const TransitionModel &other) const {
          state2id_ == other.state2id_ && num_pdfs_ == other.num_pdfs_;
 }
 
+void PrintTransitionModelSizes(const TransitionModel &trans_model,
+                               std::ostream &os) {
+  os << "number of phones " << trans_model.GetPhones().size() << "\n"
+     << "number of pdfs " << trans_model.NumPdfs() << "\n"
+     << "number of transition-ids " << trans_model.NumTransitionIds() << "\n"
+     << "number of transition-states " << trans_model.NumTransitionStates()
+     << "\n";
+}
+
 }  // namespace nnet3

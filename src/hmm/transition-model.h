@@ -159,6 +159,11 @@ class TransitionModel {
   int32 num_pdfs_ = 0;
 };
 
+// The four size lines that am-info and hmm-info print (Kaldi's format):
+// numbers of phones, pdfs, transition-ids and transition-states.
+void PrintTransitionModelSizes(const TransitionModel &trans_model,
+                               std::ostream &os);
+
 }  // namespace nnet3
 
 #endif  // NNET3_HMM_TRANSITION_MODEL_H_

@@ -31,19 +31,6 @@ namespace {
 
 const int kDim = 3, kPdfs = 5, kFrames = 24, kContext = 1;
 
-// Values between "<token> " and the next "]" in a text <LDAACCS> file.
-std::vector<double> NumbersAfter(const std::string &text,
-                                 const std::string &token) {
-  size_t p = text.find(token);
-  EXPECT_NE(p, std::string::npos) << token;
-  size_t b = text.find('[', p), e = text.find(']', b);
-  std::istringstream is(text.substr(b + 1, e - b - 1));
-  std::vector<double> v;
-  double x;
-  while (is >> x) v.push_back(x);
-  return v;
-}
-
 class LdaCli : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -67,6 +67,20 @@ std::string DataDir() {
   return FromEnvironment("NNET3_TEST_DATA_DIR", NNET3_TEST_DATA_DIR);
 }
 
+std::vector<double> NumbersAfter(const std::string &text,
+                                 const std::string &token) {
+  size_t p = text.find(token);
+  EXPECT_NE(p, std::string::npos) << token;
+  std::vector<double> v;
+  if (p == std::string::npos) return v;
+  size_t b = text.find('[', p), e = text.find(']', b);
+  if (b == std::string::npos || e == std::string::npos) return v;
+  std::istringstream is(text.substr(b + 1, e - b - 1));
+  double x;
+  while (is >> x) v.push_back(x);
+  return v;
+}
+
 std::string ToolUseGpu() { return FromEnvironment("NNET3_TEST_USE_GPU", "no"); }
 
 std::string NoToolGpuReason() {

@@ -51,6 +51,12 @@ std::vector<std::vector<std::string> > ReadTsv(const std::string &path);
 // The last non-empty line of a text.
 std::string LastLine(const std::string &text);
 
+// The numbers between the first "[" after "token" and the next "]" in a
+// text (a Kaldi text vector or stats file); fails the test if token is
+// missing.
+std::vector<double> NumbersAfter(const std::string &text,
+                                 const std::string &token);
+
 // The --use-gpu value that the conformance tests pass to the tools: the
 // environment variable NNET3_TEST_USE_GPU, "no" when unset (CTest sets it
 // to "yes" for the copies of those tests labelled gpu).

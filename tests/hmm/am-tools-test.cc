@@ -74,19 +74,6 @@ int FindTid(const std::vector<Tid> &tids, int phone, int state, int dst) {
   return 0;
 }
 
-// The floats between "[" and "]" after "token" in a text model.
-std::vector<double> FloatsAfter(const std::string &text,
-                                const std::string &token) {
-  size_t p = text.find(token);
-  EXPECT_NE(p, std::string::npos) << token;
-  size_t b = text.find('[', p), e = text.find(']', b);
-  std::istringstream is(text.substr(b + 1, e - b - 1));
-  std::vector<double> v;
-  double x;
-  while (is >> x) v.push_back(x);
-  return v;
-}
-
 class AmToolsCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -198,12 +185,12 @@ TEST_F(AmToolsCli, PostToTaccSumsThePosteriors) {
   for (int t = 1; t < 42; t++) pdf[tids_[t].pdf] += tid[t];
   std::string out = Run("post-to-tacc --binary=false " + Am() +
                         "/final.mdl ark:post.txt -").out;
-  std::vector<double> got = FloatsAfter(out, "");
+  std::vector<double> got = NumbersAfter(out, "");
   ASSERT_EQ(got.size(), tid.size()) << out;
   for (size_t i = 0; i < tid.size(); i++) EXPECT_EQ(got[i], tid[i]) << i;
   out = Run("post-to-tacc --binary=false --per-pdf=true " + Am() +
             "/final.mdl ark:post.txt -").out;
-  got = FloatsAfter(out, "");
+  got = NumbersAfter(out, "");
   ASSERT_EQ(got.size(), pdf.size()) << out;
   for (size_t i = 0; i < pdf.size(); i++) EXPECT_EQ(got[i], pdf[i]) << i;
   // Binary output reads back the same.
@@ -230,16 +217,16 @@ TEST_F(AmToolsCli, TrainTransitionsFollowsTheFormula) {
   double total = 0, floored_total = 0;
   for (double c : pdf_counts) total += c;
   for (double &c : pdf_counts) floored_total += (c = std::max(c / total, 5e-6));
-  std::vector<double> priors = FloatsAfter(text, "<Priors>");
+  std::vector<double> priors = NumbersAfter(text, "<Priors>");
   ASSERT_EQ(priors.size(), 17u);
   for (int p = 0; p < 17; p++)
     EXPECT_NEAR(priors[p], pdf_counts[p] / floored_total, 1e-6) << p;
   // Transition probabilities: per transition-state (consecutive ids of the
   // same phone and state) with a count: normalized counts, floored at 0.01
   // and renormalized three times; unseen states keep their values.
-  std::vector<double> old_lp = FloatsAfter(ReadFile(Am() + "/final.mdl.txt"),
+  std::vector<double> old_lp = NumbersAfter(ReadFile(Am() + "/final.mdl.txt"),
                                            "<LogProbs>");
-  std::vector<double> new_lp = FloatsAfter(text, "<LogProbs>");
+  std::vector<double> new_lp = NumbersAfter(text, "<LogProbs>");
   ASSERT_EQ(new_lp.size(), 43u);
   for (size_t b = 1; b < 43;) {
     size_t e = b;
@@ -270,7 +257,7 @@ TEST_F(AmToolsCli, AdjustPriorsNormalizesThePosteriors) {
   WriteFile(dir_.File("post.vec"), vec + " ]\n");
   Run("nnet3-am-adjust-priors " + Am() + "/final.mdl post.vec out.mdl");
   std::string text = Run("nnet3-am-copy --binary=false out.mdl -").out;
-  std::vector<double> priors = FloatsAfter(text, "<Priors>");
+  std::vector<double> priors = NumbersAfter(text, "<Priors>");
   ASSERT_EQ(priors.size(), 17u);
   for (int i = 0; i < 17; i++) EXPECT_NEAR(priors[i], (i + 1) / 153.0, 1e-7);
   std::string info = Run("nnet3-am-info out.mdl").out;
