@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <typeinfo>
 
+#include "base/io.h"
 #include "base/log.h"
 
 namespace nnet3 {
@@ -39,6 +40,8 @@ void RemoveScratchDir() {
 void Init() {
   if (scratch_dir != nullptr) return;
   SetLogHandler([](int, const std::string &) {});
+  if (std::getenv("NNET3_MAX_DECLARED_BYTES") == nullptr)
+    SetMaxDeclaredBytes(int64(256) << 20);
   int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) {
     dup2(null_fd, 0);
@@ -73,7 +76,8 @@ std::string WriteScratchFile(const std::string &name,
   return path;
 }
 
-void Guarded(const char *target, const std::function<void()> &body) {
+void Guarded(const char *target, const std::function<void()> &body,
+             bool sizes_from_input) {
   Init();
   static const bool verbose = std::getenv("NNET3_FUZZ_VERBOSE") != nullptr;
   try {
@@ -82,8 +86,13 @@ void Guarded(const char *target, const std::function<void()> &body) {
   } catch (const UserError &e) {
     if (verbose) std::fprintf(stderr, "%s: %s\n", target, e.what());
   } catch (const std::bad_alloc &) {
+    if (!sizes_from_input)
+      Fail(target, "std::bad_alloc: a size read from the input was not "
+                   "checked before allocating");
     if (verbose) std::fprintf(stderr, "%s: std::bad_alloc\n", target);
   } catch (const std::length_error &e) {
+    if (!sizes_from_input)
+      Fail(target, std::string("std::length_error: ") + e.what());
     if (verbose) std::fprintf(stderr, "%s: %s\n", target, e.what());
   } catch (const InternalError &e) {
     Fail(target, std::string("internal error on fuzzed input: ") + e.what());

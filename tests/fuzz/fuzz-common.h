@@ -7,8 +7,7 @@
 //
 // The contract each target keeps, and that these helpers check:
 //   - bad input ends in nnet3::UserError (the tool's one ERROR line); that
-//     is caught and counts as a pass. So do std::bad_alloc and
-//     std::length_error: the tools turn them into one line too (bin/cli.h).
+//     is caught and counts as a pass (see Guarded() for std::bad_alloc).
 //   - anything else escaping the library (InternalError, another exception)
 //     is a finding: Guarded() prints it and aborts, which libFuzzer reports
 //     as a crash and the replay test as a failure. So are sanitizer reports.
@@ -33,7 +32,11 @@ namespace fuzz {
 
 // One-time set-up (idempotent; every helper below calls it): log lines are
 // dropped (warnings from bad input would flood the output), standard input
-// is reopened on /dev/null, the scratch folder is created.
+// is reopened on /dev/null, the scratch folder is created, and the limit on
+// what a declared size may ask for (base/io.h, docs/io.md) is lowered from
+// 8 GiB to 256 MiB unless NNET3_MAX_DECLARED_BYTES is set: an input that
+// reaches the limit is then refused with its error, under the fuzzer's
+// 512 MiB limit on a single allocation.
 void Init();
 
 // The process's scratch folder (absolute, no trailing slash), removed at
@@ -44,13 +47,19 @@ const std::string &ScratchDir();
 std::string WriteScratchFile(const std::string &name,
                              const std::string &contents);
 
-// Runs body(); UserError, std::bad_alloc and std::length_error are the
-// expected outcomes of bad input and are swallowed. Everything else that
-// escapes is printed with the target's name and aborts. The verbose level
-// is reset afterwards (options inputs may change it). With the environment
-// variable NNET3_FUZZ_VERBOSE set, the outcome of each input is printed
-// ("accepted" or the error), to see what seeds reach.
-void Guarded(const char *target, const std::function<void()> &body);
+// Runs body(); UserError is the expected outcome of bad input and is
+// swallowed. So are std::bad_alloc and std::length_error when
+// sizes_from_input is true: the input legitimately chooses sizes (a config
+// file's dimensions), and the tools turn these into one line. For readers
+// of sized data (models, archives, wav, caches) every size must be checked
+// against the input first (docs/io.md), so there they are findings.
+// Everything else that escapes is printed with the target's name and
+// aborts. The verbose level is reset afterwards (options inputs may change
+// it). With the environment variable NNET3_FUZZ_VERBOSE set, the outcome
+// of each input is printed ("accepted" or the error), to see what seeds
+// reach.
+void Guarded(const char *target, const std::function<void()> &body,
+             bool sizes_from_input = false);
 
 // Aborts with a message: an invariant the target checks itself (a round
 // trip that does not give back what was written) does not hold.

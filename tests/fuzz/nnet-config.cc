@@ -41,6 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     from_binary.Write(again, true);
     if (again.str() != binary_os.str())
       fuzz::Fail("nnet-config", "binary write-read-write changed the bytes");
-  });
+  }, /*sizes_from_input=*/true);
   return 0;
 }
