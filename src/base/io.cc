@@ -323,6 +323,11 @@ void ReadToken(std::istream &is, bool binary, std::string *token) {
   is >> *token;
   if (is.fail())
     NNET3_ERR << "ReadToken: failed to read a token at file position " << pos;
+  // A NUL byte cannot be written back (WriteToken takes a C string), so a
+  // token holding one is refused here rather than asserted on later.
+  if (token->find('\0') != std::string::npos)
+    NNET3_ERR << "ReadToken: the token " << PrintableString(*token)
+              << " at file position " << pos << " contains a NUL byte";
   int c = is.peek();
   if (!std::isspace(c)) {
     NNET3_ERR << "ReadToken: expected a space after token "

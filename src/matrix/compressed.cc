@@ -99,6 +99,17 @@ void ComputeGlobalHeader(const MatrixBase<Real> &mat, CompressionMethod method,
   }
   header->num_rows = mat.NumRows();
   header->num_cols = mat.NumCols();
+  // NaN has no byte code (and converting it to an integer is undefined), so
+  // it is an error for every method; infinities are clamped by the fixed-
+  // range methods and rejected below by the others.
+  for (MatrixIndexT r = 0; r < mat.NumRows(); r++) {
+    const Real *row = mat.RowData(r);
+    for (MatrixIndexT c = 0; c < mat.NumCols(); c++)
+      if (std::isnan(row[c]))
+        NNET3_ERR << "Cannot compress a matrix with NaN values (row " << r
+                  << ", column " << c << " of a " << mat.NumRows() << " x "
+                  << mat.NumCols() << " matrix)";
+  }
   switch (method) {
     case kSpeechFeature:
     case kTwoByteAuto:

@@ -51,7 +51,9 @@ class CompressedMatrix {
   }
   CompressedMatrix &operator=(CompressedMatrix &&other) noexcept;
 
-  // Compresses mat (any size; an empty matrix gives an empty result).
+  // Compresses mat (any size; an empty matrix gives an empty result). A
+  // NaN anywhere in mat is a UserError naming its row and column, as is an
+  // infinity for the methods that take their range from the data.
   template <typename Real>
   void CopyFromMat(const MatrixBase<Real> &mat,
                    CompressionMethod method = kAutomaticMethod);

@@ -132,6 +132,15 @@ TEST(Io, Tokens) {
   }
   std::istringstream no_space("FM");
   EXPECT_THROW(ReadToken(no_space, true, &t), UserError);
+  // Found by the egs fuzz target: a NnetIo name with a NUL byte was read,
+  // and writing it back failed an assertion.
+  std::istringstream nul(std::string("in\0put ", 7));
+  try {
+    ReadToken(nul, true, &t);
+    FAIL();
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("contains a NUL byte"), std::string::npos);
+  }
 }
 
 TEST(Io, ReadTokenIf) {

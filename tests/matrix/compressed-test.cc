@@ -184,6 +184,18 @@ TEST(Compressed, NonFiniteDataIsAnError) {
   EXPECT_THROW(CompressedMatrix cm(m), UserError);
 }
 
+// Found by the egs fuzz target: a NaN in merged egs reached the float to
+// integer conversion (undefined behaviour) for every method.
+TEST(Compressed, NaNIsAnErrorForEveryMethod) {
+  for (int method = 1; method <= 7; method++) {
+    Matrix<float> m = RandomMatrix(10, 2, 1);
+    m(4, 0) = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_THROW(CompressedMatrix cm(m, static_cast<CompressionMethod>(method)),
+                 UserError)
+        << "method " << method;
+  }
+}
+
 TEST(Compressed, ScaleMultipliesValues) {
   Matrix<float> m = RandomMatrix(10, 3, 8);
   CompressedMatrix cm(m, kTwoByteAuto);

@@ -30,8 +30,6 @@ template <class Real> struct Other;
 template <> struct Other<float> { typedef double Type; };
 template <> struct Other<double> { typedef float Type; };
 
-const int kIters = 30;
-
 // A dimension: 0 on iteration 0, otherwise random, 1 often, sometimes large
 // enough for BLAS's blocked kernels.
 int MDim(Rng &rng, int iter, int max = 20) {

@@ -255,7 +255,7 @@ void TdnnComponent::Read(std::istream &is, bool binary) {
   ReadBasicType(is, binary, &orthonormal_constraint_);
   ExpectToken(is, binary, "<UseNaturalGradient>");
   ReadBasicType(is, binary, &use_natural_gradient_);
-  BaseFloat num_samples_history, alpha_in, alpha_out;
+  BaseFloat num_samples_history, alpha_in = 0.0, alpha_out = 0.0;
   int32 rank_in, rank_out;
   ExpectToken(is, binary, "<NumSamplesHistory>");
   ReadBasicType(is, binary, &num_samples_history);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace nnet3 {
@@ -105,15 +106,19 @@ void WriteIndexVector(std::ostream &os, bool binary,
     const Index &index = vec[i];
     bool small;
     int32 dt;
+    // In 64 bits: t may be anything, kNoTime (the most negative int32)
+    // included, and the difference of two such values overflows int32.
+    int64 diff;
     if (i == 0) {
-      small = index.n == 0 && index.x == 0 && std::abs(index.t) < 125;
-      dt = index.t;
+      diff = index.t;
+      small = index.n == 0 && index.x == 0 && diff > -125 && diff < 125;
     } else {
       const Index &last = vec[i - 1];
-      small = index.n == last.n && index.x == last.x &&
-              std::abs(index.t - last.t) < 125;
-      dt = index.t - last.t;
+      diff = static_cast<int64>(index.t) - last.t;
+      small = index.n == last.n && index.x == last.x && diff > -125 &&
+              diff < 125;
     }
+    dt = static_cast<int32>(small ? diff : 0);
     if (small) {
       os.put(static_cast<char>(static_cast<signed char>(dt)));
     } else {
@@ -157,7 +162,13 @@ void ReadIndexVector(std::istream &is, bool binary, std::vector<Index> *vec) {
       index = Index(0, sc, 0);
     } else {
       index = ans.back();
-      index.t += sc;
+      int64 t = static_cast<int64>(index.t) + sc;
+      if (t < std::numeric_limits<int32>::min() ||
+          t > std::numeric_limits<int32>::max())
+        NNET3_ERR << "ReadIndexVector (<I1V>): element " << i
+                  << " moves t from " << index.t << " by " << int(sc)
+                  << ", outside the int32 range";
+      index.t = static_cast<int32>(t);
     }
     ans.push_back(index);
   }

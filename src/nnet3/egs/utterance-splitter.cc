@@ -60,11 +60,13 @@ bool KaldiRand::WithProb(float prob) {
   const int32 kRandMax = 2147483647;
   if (prob == 0.0f) return false;
   if (prob == 1.0f) return true;
-  if (prob * kRandMax < 128.0f) {
+  // kRandMax as a float is 2^31, as in Kaldi's float arithmetic.
+  const float rand_max = static_cast<float>(kRandMax);
+  if (prob * rand_max < 128.0f) {
     if (Rand() < kRandMax / 128) return WithProb(prob * 128.0f);
     return false;
   }
-  return static_cast<float>(Rand()) < (kRandMax + 1.0f) * prob;
+  return static_cast<float>(Rand()) < (rand_max + 1.0f) * prob;
 }
 
 void ExampleGenerationConfig::Register(OptionsItf *opts) {

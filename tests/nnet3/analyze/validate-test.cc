@@ -296,14 +296,14 @@ std::vector<bool> UsedVectors(const NnetComputation &c, CommandType a,
 }
 
 TEST(ValidateComputation, CatchesCorruptTables) {
-  const int32 big = INT_MAX;
+  static const int32 big = INT_MAX;  // static: the lambdas need no capture
   // Matrices: each field of each matrix (matrix 0 must stay empty).
   ExpectTableCorruptionsCaught(
       "matrix dims", true,
       [](const NnetComputation &c) {
         return static_cast<int32>(c.matrices.size()) * 4;
       },
-      [big](int32 p, NnetComputation *c) {
+      [](int32 p, NnetComputation *c) {
         NnetComputation::MatrixInfo &m = c->matrices[p / 4];
         switch (p % 4) {
           case 0: m.num_rows = p / 4 == 0 ? 1 : -1; break;
@@ -320,7 +320,7 @@ TEST(ValidateComputation, CatchesCorruptTables) {
       [](const NnetComputation &c) {
         return static_cast<int32>(c.submatrices.size()) * 7;
       },
-      [big](int32 p, NnetComputation *c) {
+      [](int32 p, NnetComputation *c) {
         NnetComputation::SubMatrixInfo &s = c->submatrices[p / 7];
         int32 num_matrices = static_cast<int32>(c->matrices.size());
         switch (p % 7) {
@@ -340,7 +340,7 @@ TEST(ValidateComputation, CatchesCorruptTables) {
       [](const NnetComputation &c) {
         return static_cast<int32>(c.indexes.size()) * 4;
       },
-      [big](int32 p, NnetComputation *c) {
+      [](int32 p, NnetComputation *c) {
         std::vector<bool> used = UsedVectors(*c, kCopyRows, kAddRows, 3,
                                              c->indexes.size());
         std::vector<int32> &v = c->indexes[p / 4];
@@ -360,7 +360,7 @@ TEST(ValidateComputation, CatchesCorruptTables) {
       [](const NnetComputation &c) {
         return static_cast<int32>(c.indexes_multi.size()) * 4;
       },
-      [big](int32 p, NnetComputation *c) {
+      [](int32 p, NnetComputation *c) {
         std::vector<bool> used = UsedVectors(*c, kCopyRowsMulti,
                                              kCopyRowsMulti, 2,
                                              c->indexes_multi.size());
@@ -382,7 +382,7 @@ TEST(ValidateComputation, CatchesCorruptTables) {
       [](const NnetComputation &c) {
         return static_cast<int32>(c.indexes_ranges.size()) * 4;
       },
-      [big](int32 p, NnetComputation *c) {
+      [](int32 p, NnetComputation *c) {
         std::vector<bool> used = UsedVectors(*c, kAddRowRanges, kAddRowRanges,
                                              3, c->indexes_ranges.size());
         std::vector<std::pair<int32, int32> > &v = c->indexes_ranges[p / 4];

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "nnet3/core/index.h"
@@ -78,6 +79,33 @@ TEST(Index, TruncatedVectorIsAnError) {
   std::istringstream is(s.substr(0, s.size() - 3));
   std::vector<Index> back;
   EXPECT_THROW(ReadIndexVector(is, true, &back), UserError);
+}
+
+// Found by UndefinedBehaviorSanitizer: the differences of extreme t values
+// (kNoTime next to an ordinary t) overflowed int32 when written, and a
+// one-byte step past INT32_MAX overflowed when read.
+TEST(Index, ExtremeTimesRoundTripAndOverflowingStepsAreErrors) {
+  std::vector<Index> v = {Index(0, kNoTime), Index(0, 2), Index(0, kNoTime),
+                          Index(0, std::numeric_limits<int32>::max()),
+                          Index(0, std::numeric_limits<int32>::max() - 1)};
+  std::ostringstream os;
+  WriteIndexVector(os, true, v);
+  std::istringstream is(os.str());
+  std::vector<Index> back;
+  ReadIndexVector(is, true, &back);
+  EXPECT_EQ(back, v);
+
+  std::string overflow = "<I1V> " + Int32Bytes(2);
+  overflow += static_cast<char>(127) + Int32Bytes(0) +
+              Int32Bytes(std::numeric_limits<int32>::max()) + Int32Bytes(0);
+  overflow += static_cast<char>(1);
+  std::istringstream bad(overflow);
+  try {
+    ReadIndexVector(bad, true, &back);
+    FAIL();
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("outside the int32 range"), std::string::npos);
+  }
 }
 
 }  // namespace

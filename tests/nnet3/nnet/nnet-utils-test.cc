@@ -1,0 +1,58 @@
+// tests/nnet3/nnet/nnet-utils-test.cc
+// nnet-utils.h: ComputeSimpleNnetContext on ordinary recurrences and on a
+// recurrence that never reaches the input (found by the nnet-config fuzz
+// target: it recursed until the stack overflowed).
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "nnet3/nnet/nnet-utils.h"
+#include "nnet3/nnet/nnet.h"
+
+namespace nnet3 {
+namespace {
+
+Nnet FromConfig(const std::string &config) {
+  std::istringstream is(config);
+  Nnet nnet;
+  nnet.ReadConfig(is);
+  return nnet;
+}
+
+TEST(NnetUtils, ContextOfARecurrenceThroughTheInput) {
+  Nnet nnet = FromConfig(
+      "input-node name=input dim=2\n"
+      "component name=a type=AffineComponent input-dim=4 output-dim=2\n"
+      "component-node name=a component=a "
+      "input=Append(Offset(input, -2), IfDefined(Offset(a, -1)))\n"
+      "output-node name=output input=a\n");
+  int32 left = -1, right = -1;
+  ComputeSimpleNnetContext(nnet, &left, &right);
+  EXPECT_EQ(left, 2);
+  EXPECT_EQ(right, 0);
+}
+
+TEST(NnetUtils, ARecurrenceThatNeverReachesTheInputIsAnError) {
+  // r(t) is r(t-1) if that is computable, else a constant: every r(t) is
+  // computable, and finding that out walks back in time without end.
+  Nnet nnet = FromConfig(
+      "input-node name=input dim=2\n"
+      "component name=r type=RectifiedLinearComponent dim=2\n"
+      "component-node name=r component=r "
+      "input=Failover(Offset(r, -1), Const(1.0, 2))\n"
+      "component name=a type=AffineComponent input-dim=4 output-dim=2\n"
+      "component-node name=a component=a input=Append(input, r)\n"
+      "output-node name=output input=a\n");
+  int32 left, right;
+  try {
+    ComputeSimpleNnetContext(nnet, &left, &right);
+    FAIL() << "no error";
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("never reaches the input"), std::string::npos)
+        << e.message();
+  }
+}
+
+}  // namespace
+}  // namespace nnet3
