@@ -6,7 +6,10 @@
 #include "cudamatrix/cu-math-nonlinear.h"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
+
+#include "matrix/exp-kernel.h"
 
 namespace nnet3 {
 namespace cu {
@@ -37,8 +40,14 @@ void BackpropRectifiedLinear(const CuMatrixBase<Real> &out_value,
   for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
     const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
     Real *d = d_host.RowData(r);
-    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++)
-      d[c] = (y[c] > 0.0f ? e[c] : 0.0f);
+    // e[c] is read whether or not it is kept: with the load outside the
+    // condition the compiler turns the loop into vector blends instead of a
+    // branch per element (which mispredicts about half the time on ReLU
+    // outputs).
+    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++) {
+      const Real ec = e[c];
+      d[c] = (y[c] > 0.0f ? ec : Real(0));
+    }
   }
 }
 
@@ -80,13 +89,25 @@ void DiffLogSoftmaxPerRow(const CuMatrixBase<Real> &out_value,
   const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
   const MatrixIndexT cols = y_host.NumCols();
+  std::vector<float> exp_row(std::is_same<Real, float>::value ? cols : 0);
   for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
     const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
     Real *d = d_host.RowData(r);
-    double sum = 0.0;
-    for (MatrixIndexT c = 0; c < cols; c++) sum += e[c];
-    for (MatrixIndexT c = 0; c < cols; c++)
-      d[c] = e[c] - std::exp(y[c]) * static_cast<Real>(sum);
+    // Eight interleaved partial sums in double (vectorizable), added in a
+    // fixed order.
+    double partial[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0;
+    MatrixIndexT c = 0;
+    for (; c + 8 <= cols; c += 8)
+      for (int k = 0; k < 8; k++) partial[k] += e[c + k];
+    for (int k = 0; k < 8; k++) sum += partial[k];
+    for (; c < cols; c++) sum += e[c];
+    const Real s = static_cast<Real>(sum);
+    if constexpr (std::is_same<Real, float>::value) {
+      exp_kernel::Exp(y, exp_row.data(), cols);
+      for (c = 0; c < cols; c++) d[c] = e[c] - exp_row[c] * s;
+    } else {
+      for (c = 0; c < cols; c++) d[c] = e[c] - std::exp(y[c]) * s;
+    }
   }
 }
 

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "matrix/blas.h"
+#include "matrix/exp-kernel.h"
 #include "matrix/host-memory.h"
 #include "matrix/matrix.h"
 
@@ -272,6 +274,15 @@ Real VectorBase<Real>::ApplySoftMax() {
 
 template <typename Real>
 Real VectorBase<Real>::ApplyLogSoftMax() {
+  if constexpr (std::is_same<Real, float>::value) {
+    // The vectorized kernels (matrix/exp-kernel.h); the sum's order differs
+    // from the loop below, which changes its rounding in the last bits.
+    const float max = exp_kernel::Max(data_, dim_);
+    for (MatrixIndexT i = 0; i < dim_; i++) data_[i] -= max;
+    const float sum = std::log(exp_kernel::SumExp(data_, dim_));
+    this->Add(-sum);
+    return max + sum;
+  }
   Real max = this->Max(), sum = 0.0;
   for (MatrixIndexT i = 0; i < dim_; i++)
     sum += std::exp((data_[i] -= max));
