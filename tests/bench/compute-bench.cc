@@ -21,7 +21,8 @@
 // --profile adds one more large-chunk inference pass under a Profiler
 // (base/profile.h) and prints where its time went, by command type and
 // component type, GEMM and output copying, each charged exclusively.
-//                      [--inference-only]
+//                      [--inference-only] [--large-chunks-only] (only the
+//                      large-chunk inference line; tests/bench/cpu-speed.sh)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -240,7 +241,7 @@ const char *kRecurrentConfig =
 int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
-  bool inference_only = false, profile = false;
+  bool inference_only = false, profile = false, large_only = false;
   std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -251,6 +252,7 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
     else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
     else if (a == "--inference-only") inference_only = true;
+    else if (a == "--large-chunks-only") large_only = inference_only = true;
     else if (a == "--profile") profile = true;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
@@ -287,16 +289,21 @@ int Main(int argc, char *argv[]) {
   opts.acoustic_scale = 1.0;
   opts.large_chunk_size = 0;
   opts.optimize_config.optimize = false;
-  InferenceFigures kaldi_raw = BenchInference(nnet, opts, utts, reps);
-  PrintInference("50-frame chunks, unoptimized:", kaldi_raw, total_frames);
+  InferenceFigures kaldi_opt{};
+  if (!large_only) {
+    InferenceFigures kaldi_raw = BenchInference(nnet, opts, utts, reps);
+    PrintInference("50-frame chunks, unoptimized:", kaldi_raw, total_frames);
+    opts.optimize_config.optimize = true;
+    kaldi_opt = BenchInference(nnet, opts, utts, reps);
+    PrintInference("50-frame chunks, optimized:", kaldi_opt, total_frames);
+  }
   opts.optimize_config.optimize = true;
-  InferenceFigures kaldi_opt = BenchInference(nnet, opts, utts, reps);
-  PrintInference("50-frame chunks, optimized:", kaldi_opt, total_frames);
   opts.large_chunk_size = 512;
   InferenceFigures large = BenchInference(nnet, opts, utts, reps);
   PrintInference("large chunks (invariant), optimized:", large, total_frames);
-  printf("  speed-up of large chunks over 50-frame chunks (optimized): "
-         "%.2fx\n", kaldi_opt.seconds / large.seconds);
+  if (!large_only)
+    printf("  speed-up of large chunks over 50-frame chunks (optimized): "
+           "%.2fx\n", kaldi_opt.seconds / large.seconds);
   if (profile) {
     CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                        opts.compiler_config);
