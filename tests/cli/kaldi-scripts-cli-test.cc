@@ -46,7 +46,7 @@ const int kDim = 6, kPdfs = 17, kSpeakers = 4, kUttsPerSpeaker = 12;
 const char *kInitConfig =
     "input-node name=input dim=6\n"
     "output-node name=output input=Append(Offset(input, -2), Offset(input, -1),"
-    " input, Offset(input, 1), Offset(input, 2)) objective=linear\n";
+    " input, Offset(input, 1), Offset(input, 2))\n";
 const char *kFinalConfig =
     "input-node name=input dim=6\n"
     "component name=lda type=FixedAffineComponent matrix=configs/lda.mat\n"
