@@ -16,63 +16,13 @@
 #include <sstream>
 
 #include "common/testing.h"
+#include "common/transition-table.h"
 
 namespace nnet3 {
 namespace testing {
 namespace {
 
-std::string Am() { return DataDir() + "/kaldi/am"; }
-
-struct Tid {
-  int phone, hmm_state, pdf, dst;
-};
-
-// tids[t] for t = 1..; tids[0] unused.
-std::vector<Tid> TidTable() {
-  std::istringstream is(ReadFile(Am() + "/final.mdl.txt"));
-  std::map<int, std::vector<std::vector<int> > > dsts;  // phone -> states
-  std::string tok;
-  std::vector<int> phones;
-  std::vector<std::vector<int> > states;
-  std::vector<Tid> tids(1);
-  while (is >> tok) {
-    if (tok == "<ForPhones>") {
-      phones.clear();
-      states.clear();
-      while (is >> tok && tok != "</ForPhones>") phones.push_back(std::stoi(tok));
-    } else if (tok == "<State>") {
-      states.emplace_back();
-    } else if (tok == "<Transition>") {
-      int dst;
-      double p;
-      is >> dst >> p;
-      states.back().push_back(dst);
-    } else if (tok == "</TopologyEntry>") {
-      for (int ph : phones) dsts[ph] = states;
-    } else if (tok == "<Triples>") {
-      int n;
-      is >> n;
-      for (int i = 0; i < n; i++) {
-        int phone, state, pdf;
-        is >> phone >> state >> pdf;
-        for (int dst : dsts[phone][state])
-          tids.push_back(Tid{phone, state, pdf, dst});
-      }
-      break;
-    }
-  }
-  return tids;
-}
-
-// The transition-id of (phone, state -> dst).
-int FindTid(const std::vector<Tid> &tids, int phone, int state, int dst) {
-  for (size_t t = 1; t < tids.size(); t++)
-    if (tids[t].phone == phone && tids[t].hmm_state == state &&
-        tids[t].dst == dst)
-      return static_cast<int>(t);
-  ADD_FAILURE() << "no transition " << phone << " " << state << " " << dst;
-  return 0;
-}
+std::string Am() { return KaldiAmDir(); }
 
 class AmToolsCli : public ::testing::Test {
  protected:
