@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "matrix/exp-kernel.h"
+#include "matrix/row-threads.h"
 
 namespace nnet3 {
 namespace cu {
@@ -37,18 +38,24 @@ void BackpropRectifiedLinear(const CuMatrixBase<Real> &out_value,
   }
   const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
-  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
-    const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
-    Real *d = d_host.RowData(r);
-    // e[c] is read whether or not it is kept: with the load outside the
-    // condition the compiler turns the loop into vector blends instead of a
-    // branch per element (which mispredicts about half the time on ReLU
-    // outputs).
-    for (MatrixIndexT c = 0; c < y_host.NumCols(); c++) {
-      const Real ec = e[c];
-      d[c] = (y[c] > 0.0f ? ec : Real(0));
+  auto rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {
+    for (MatrixIndexT r = row_begin; r < row_end; r++) {
+      const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
+      Real *d = d_host.RowData(r);
+      // e[c] is read whether or not it is kept: with the load outside the
+      // condition the compiler turns the loop into vector blends instead of
+      // a branch per element (which mispredicts about half the time on ReLU
+      // outputs).
+      for (MatrixIndexT c = 0; c < y_host.NumCols(); c++) {
+        const Real ec = e[c];
+        d[c] = (y[c] > 0.0f ? ec : Real(0));
+      }
     }
-  }
+  };
+  if (RowsIndependent(y_host, d_host) && RowsIndependent(e_host, d_host))
+    ForRowBlocks(d_host.NumRows(), d_host.NumCols(), rows);
+  else
+    rows(0, d_host.NumRows());
 }
 
 template <typename Real>
@@ -89,26 +96,32 @@ void DiffLogSoftmaxPerRow(const CuMatrixBase<Real> &out_value,
   const MatrixBase<Real> &y_host = out_value.Mat(), &e_host = out_deriv.Mat();
   MatrixBase<Real> &d_host = in_deriv->Mat();
   const MatrixIndexT cols = y_host.NumCols();
-  std::vector<float> exp_row(std::is_same<Real, float>::value ? cols : 0);
-  for (MatrixIndexT r = 0; r < y_host.NumRows(); r++) {
-    const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
-    Real *d = d_host.RowData(r);
-    // Eight interleaved partial sums in double (vectorizable), added in a
-    // fixed order.
-    double partial[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0;
-    MatrixIndexT c = 0;
-    for (; c + 8 <= cols; c += 8)
-      for (int k = 0; k < 8; k++) partial[k] += e[c + k];
-    for (int k = 0; k < 8; k++) sum += partial[k];
-    for (; c < cols; c++) sum += e[c];
-    const Real s = static_cast<Real>(sum);
-    if constexpr (std::is_same<Real, float>::value) {
-      exp_kernel::Exp(y, exp_row.data(), cols);
-      for (c = 0; c < cols; c++) d[c] = e[c] - exp_row[c] * s;
-    } else {
-      for (c = 0; c < cols; c++) d[c] = e[c] - std::exp(y[c]) * s;
+  auto rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {
+    std::vector<float> exp_row(std::is_same<Real, float>::value ? cols : 0);
+    for (MatrixIndexT r = row_begin; r < row_end; r++) {
+      const Real *y = y_host.RowData(r), *e = e_host.RowData(r);
+      Real *d = d_host.RowData(r);
+      // Eight interleaved partial sums in double (vectorizable), added in a
+      // fixed order.
+      double partial[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0;
+      MatrixIndexT c = 0;
+      for (; c + 8 <= cols; c += 8)
+        for (int k = 0; k < 8; k++) partial[k] += e[c + k];
+      for (int k = 0; k < 8; k++) sum += partial[k];
+      for (; c < cols; c++) sum += e[c];
+      const Real s = static_cast<Real>(sum);
+      if constexpr (std::is_same<Real, float>::value) {
+        exp_kernel::Exp(y, exp_row.data(), cols);
+        for (c = 0; c < cols; c++) d[c] = e[c] - exp_row[c] * s;
+      } else {
+        for (c = 0; c < cols; c++) d[c] = e[c] - std::exp(y[c]) * s;
+      }
     }
-  }
+  };
+  if (RowsIndependent(y_host, d_host) && RowsIndependent(e_host, d_host))
+    ForRowBlocks(d_host.NumRows(), cols, rows);
+  else
+    rows(0, d_host.NumRows());
 }
 
 template <typename Real>

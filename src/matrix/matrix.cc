@@ -9,6 +9,7 @@
 
 #include "matrix/blas.h"
 #include "matrix/host-memory.h"
+#include "matrix/row-threads.h"
 
 namespace nnet3 {
 
@@ -200,8 +201,14 @@ void MatrixBase<Real>::CopyFromMat(const MatrixBase<Real> &M,
     return;
   if (trans == kNoTrans) {
     NNET3_ASSERT(num_rows_ == M.NumRows() && num_cols_ == M.NumCols());
-    for (MatrixIndexT r = 0; r < num_rows_; r++)
-      std::memmove(RowData(r), M.RowData(r), sizeof(Real) * num_cols_);
+    auto copy_rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {
+      for (MatrixIndexT r = row_begin; r < row_end; r++)
+        std::memmove(RowData(r), M.RowData(r), sizeof(Real) * num_cols_);
+    };
+    if (RowsIndependent(M, *this))
+      ForRowBlocks(num_rows_, num_cols_, copy_rows);
+    else
+      copy_rows(0, num_rows_);
   } else {
     NNET3_ASSERT(num_rows_ == M.NumCols() && num_cols_ == M.NumRows());
     NNET3_ASSERT(M.Data() != data_ || num_rows_ == 0);
@@ -304,12 +311,17 @@ void MatrixBase<Real>::CopyDiagFromVec(const VectorBase<Real> &v) {
 // ---- Elementwise arithmetic ------------------------------------------------
 
 // Applies f(out_row_pointer, in_row_pointer, num_cols) row by row.
-#define NNET3_FOR_EACH_ROW(body)                            \
-  for (MatrixIndexT r = 0; r < num_rows_; r++) {           \
-    Real *row = RowData(r);                                \
-    (void)row;                                             \
-    body;                                                  \
-  }
+// Elementwise work on every row; large matrices are shared out over the
+// library's threads in row blocks (matrix/row-threads.h).
+#define NNET3_FOR_EACH_ROW(body)                                      \
+  ForRowBlocks(num_rows_, num_cols_,                                  \
+               [&](MatrixIndexT row_begin, MatrixIndexT row_end) {    \
+                 for (MatrixIndexT r = row_begin; r < row_end; r++) { \
+                   Real *row = RowData(r);                            \
+                   (void)row;                                         \
+                   body;                                              \
+                 }                                                    \
+               });
 
 template <typename Real>
 void MatrixBase<Real>::Add(Real alpha) {
@@ -331,15 +343,21 @@ void MatrixBase<Real>::AddMat(Real alpha, const MatrixBase<Real> &A,
                               MatrixTransposeType trans) {
   if (trans == kNoTrans) {
     NNET3_ASSERT(A.NumRows() == num_rows_ && A.NumCols() == num_cols_);
-    for (MatrixIndexT r = 0; r < num_rows_; r++) {
-      Real *out = RowData(r);
-      const Real *in = A.RowData(r);
-      if (alpha == 1.0) {
-        for (MatrixIndexT c = 0; c < num_cols_; c++) out[c] += in[c];
-      } else {
-        for (MatrixIndexT c = 0; c < num_cols_; c++) out[c] += alpha * in[c];
+    auto add_rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {
+      for (MatrixIndexT r = row_begin; r < row_end; r++) {
+        Real *out = RowData(r);
+        const Real *in = A.RowData(r);
+        if (alpha == 1.0) {
+          for (MatrixIndexT c = 0; c < num_cols_; c++) out[c] += in[c];
+        } else {
+          for (MatrixIndexT c = 0; c < num_cols_; c++) out[c] += alpha * in[c];
+        }
       }
-    }
+    };
+    if (RowsIndependent(A, *this))
+      ForRowBlocks(num_rows_, num_cols_, add_rows);
+    else
+      add_rows(0, num_rows_);
   } else {
     NNET3_ASSERT(A.NumCols() == num_rows_ && A.NumRows() == num_cols_);
     if (A.Data() == data_ && num_rows_ > 0) {
@@ -365,11 +383,17 @@ void MatrixBase<Real>::AddMat(Real alpha, const MatrixBase<Real> &A,
   template <typename Real>                                                \
   void MatrixBase<Real>::NAME(const MatrixBase<Real> &A) {                \
     NNET3_ASSERT(A.NumRows() == num_rows_ && A.NumCols() == num_cols_);   \
-    for (MatrixIndexT r = 0; r < num_rows_; r++) {                        \
-      Real *x = RowData(r);                                               \
-      const Real *y = A.RowData(r);                                       \
-      for (MatrixIndexT c = 0; c < num_cols_; c++) x[c] = (EXPR);         \
-    }                                                                     \
+    auto rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {       \
+      for (MatrixIndexT r = row_begin; r < row_end; r++) {                \
+        Real *x = RowData(r);                                             \
+        const Real *y = A.RowData(r);                                     \
+        for (MatrixIndexT c = 0; c < num_cols_; c++) x[c] = (EXPR);       \
+      }                                                                   \
+    };                                                                    \
+    if (RowsIndependent(A, *this))                                        \
+      ForRowBlocks(num_rows_, num_cols_, rows);                           \
+    else                                                                  \
+      rows(0, num_rows_);                                                 \
   }
 
 NNET3_BINARY_ELEMENTWISE(MulElements, x[c] * y[c])
@@ -614,11 +638,17 @@ void MatrixBase<Real>::SoftMaxPerRow(const MatrixBase<Real> &src) {
 template <typename Real>
 void MatrixBase<Real>::LogSoftMaxPerRow(const MatrixBase<Real> &src) {
   NNET3_ASSERT(SameDim(src, *this));
-  for (MatrixIndexT r = 0; r < num_rows_; r++) {
-    SubVector<Real> row(*this, r);
-    row.CopyFromVec(src.Row(r));
-    row.ApplyLogSoftMax();
-  }
+  auto rows = [&](MatrixIndexT row_begin, MatrixIndexT row_end) {
+    for (MatrixIndexT r = row_begin; r < row_end; r++) {
+      SubVector<Real> row(*this, r);
+      row.CopyFromVec(src.Row(r));
+      row.ApplyLogSoftMax();
+    }
+  };
+  if (RowsIndependent(src, *this))
+    ForRowBlocks(num_rows_, num_cols_, rows);
+  else
+    rows(0, num_rows_);
 }
 
 // ---- Gathers and scatters --------------------------------------------------

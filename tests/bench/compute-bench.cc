@@ -21,15 +21,19 @@
 // --profile adds one more large-chunk inference pass under a Profiler
 // (base/profile.h) and prints where its time went, by command type and
 // component type, GEMM and output copying, each charged exclusively.
+//                      [--utt-threads=N] (N utterances at once, one BLAS
+//                      thread each; the GEMM-only reference likewise)
 //                      [--inference-only] [--large-chunks-only] (only the
 //                      large-chunk inference line; tests/bench/cpu-speed.sh)
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/profile.h"
@@ -79,39 +83,77 @@ void GemmShapes(const Nnet &nnet, const NnetComputation &computation,
   }
 }
 
+// Utterances computed at once, one computer and one BLAS thread each
+// (--utt-threads, as nnet3-compute --num-threads does); 1: one utterance at
+// a time with the BLAS threads of --threads.
+int32 g_utt_threads = 1;
+int32 g_blas_threads = 1;
+
+// Runs 'work(i)' for i < n on g_utt_threads threads (each taking the next
+// index), with one BLAS thread each when there are several.
+template <typename Work>
+void ForEachIndex(size_t n, const Work &work) {
+  if (g_utt_threads <= 1) {
+    for (size_t i = 0; i < n; i++) work(i);
+    return;
+  }
+  openblas_set_num_threads(1);
+  std::atomic<size_t> next(0);
+  auto loop = [&]() {
+    for (size_t i = next++; i < n; i = next++) work(i);
+  };
+  std::vector<std::thread> threads;
+  for (int32 t = 1; t < g_utt_threads; t++) threads.emplace_back(loop);
+  loop();
+  for (std::thread &th : threads) th.join();
+  openblas_set_num_threads(g_blas_threads);
+}
+
 double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
                     const std::vector<Matrix<BaseFloat> > &utts,
                     CachingOptimizingCompiler *compiler) {
   Timer timer;
   Vector<BaseFloat> priors;
-  for (const Matrix<BaseFloat> &feats : utts) {
-    DecodableNnetSimple decodable(opts, nnet, priors, feats, compiler);
+  ForEachIndex(utts.size(), [&](size_t u) {
+    DecodableNnetSimple decodable(opts, nnet, priors, utts[u], compiler);
     Matrix<BaseFloat> out(decodable.NumFrames(), decodable.OutputDim(),
                           kUndefined);
     for (int32 t = 0; t < decodable.NumFrames(); t++) {
       SubVector<BaseFloat> row(out, t);
       decodable.GetOutputForFrame(t, &row);
     }
-  }
+  });
   return timer.Elapsed();
 }
 
 // The GEMMs on the computing backend (BLAS, or cuBLAS with --use-gpu=yes;
 // the clock stops once the device has finished).
+// With --utt-threads=N the chunks are shared out over N threads of one
+// BLAS thread each, as inference shares out the utterances.
 double RunGemms(const std::vector<GemmShape> &per_chunk, int64 num_chunks) {
-  std::vector<CuMatrix<BaseFloat> > a, b, c;
-  for (const GemmShape &s : per_chunk) {
-    a.emplace_back(s.rows, s.in_dim);
-    a.back().SetRandn();
-    b.emplace_back(s.out_dim, s.in_dim);
-    b.back().SetRandn();
-    c.emplace_back(s.rows, s.out_dim);
+  const int32 copies = std::max(1, g_utt_threads);
+  std::vector<std::vector<CuMatrix<BaseFloat> > > a(copies), b(copies),
+      c(copies);
+  for (int32 t = 0; t < copies; t++) {
+    for (const GemmShape &s : per_chunk) {
+      a[t].emplace_back(s.rows, s.in_dim);
+      a[t].back().SetRandn();
+      b[t].emplace_back(s.out_dim, s.in_dim);
+      b[t].back().SetRandn();
+      c[t].emplace_back(s.rows, s.out_dim);
+    }
   }
   cu_backend::Synchronize();
   Timer timer;
-  for (int64 i = 0; i < num_chunks; i++)
-    for (size_t k = 0; k < per_chunk.size(); k++)
-      c[k].AddMatMat(1.0, a[k], kNoTrans, b[k], kTrans, 0.0);
+  std::atomic<int32> next_copy(0);
+  ForEachIndex(copies, [&](size_t t) {
+    (void)t;
+    const int32 mine = next_copy++;
+    for (int64 i = mine; i < num_chunks; i += copies)
+      for (size_t k = 0; k < per_chunk.size(); k++)
+        c[mine][k].AddMatMat(1.0, a[mine][k], kNoTrans, b[mine][k], kTrans,
+                             0.0);
+  });
   cu_backend::Synchronize();
   return timer.Elapsed();
 }
@@ -249,6 +291,8 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--num-utts=", 0) == 0) num_utts = atoi(a.c_str() + 11);
     else if (a.rfind("--frames=", 0) == 0) frames = atoi(a.c_str() + 9);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
+    else if (a.rfind("--utt-threads=", 0) == 0)
+      g_utt_threads = atoi(a.c_str() + 14);
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
     else if (a.rfind("--minibatch=", 0) == 0) minibatch = atoi(a.c_str() + 12);
     else if (a == "--inference-only") inference_only = true;
@@ -261,6 +305,11 @@ int Main(int argc, char *argv[]) {
     }
   }
   openblas_set_num_threads(threads);
+  g_blas_threads = threads;
+  if (g_utt_threads > 1 && use_gpu != "no") {
+    fprintf(stderr, "--utt-threads is for the CPU (--use-gpu=no)\n");
+    return 1;
+  }
   SelectGpuForTool(use_gpu);
   Nnet train_nnet;
   {
@@ -282,8 +331,14 @@ int Main(int argc, char *argv[]) {
     m = RandomGaussMatrix(frames, nnet.InputDim("input"), &rng);
   int64 total_frames = static_cast<int64>(num_utts) * frames;
   std::string name = config.substr(config.find_last_of('/') + 1);
-  printf("compute-bench: %s, %d utterances x %d frames, %d BLAS thread(s), "
-         "best of %d\n", name.c_str(), num_utts, frames, threads, reps);
+  if (g_utt_threads > 1)
+    printf("compute-bench: %s, %d utterances x %d frames, %d at once "
+           "(1 BLAS thread each), best of %d\n", name.c_str(), num_utts,
+           frames, g_utt_threads, reps);
+  else
+    printf("compute-bench: %s, %d utterances x %d frames, %d BLAS "
+           "thread(s), best of %d\n", name.c_str(), num_utts, frames,
+           threads, reps);
 
   NnetSimpleComputationOptions opts;
   opts.acoustic_scale = 1.0;

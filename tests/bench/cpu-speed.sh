@@ -6,7 +6,9 @@
 # same run (compute-bench, train-bench), and, when PyTorch can be imported,
 # the same network in PyTorch (tests/bench/pytorch-tdnn.py: Conv1d layers,
 # plain SGD) timed right after ours on the same workload. The last column
-# is ours / PyTorch in frames per second (above 1: we are faster).
+# is ours / PyTorch in frames per second (above 1: we are faster). For more
+# than one thread, "inf-utts" is inference with that many utterances at once
+# and one BLAS thread each (nnet3-compute --num-threads=N).
 #
 # Usage: tests/bench/cpu-speed.sh [--build DIR] [--threads "1 2"]
 #          [--num-utts 40] [--frames 500] [--minibatch 256]
@@ -80,5 +82,18 @@ for t in $threads; do
     [[ -n $pt_tr ]] && vs_tr=$(awk -v a="$tr_fps" -v b="$pt_tr" 'BEGIN{printf "%.3f", a/b}')
   fi
   printf '%-8s %-10s %12s %10s %14s %10s\n' "$t" inference "$inf_fps" "$inf_ratio" "${pt_inf:-n/a}" "$vs_inf"
+  if [[ $t -gt 1 ]]; then
+    # What nnet3-compute --num-threads=N does: N utterances at once, one
+    # BLAS thread each (the GEMM-only reference shares out its chunks alike).
+    par=$("$compute_bench" --large-chunks-only --threads="$t" --utt-threads="$t" \
+            --reps="$reps" --num-utts="$num_utts" --frames="$frames" 2>/dev/null |
+          grep 'large chunks')
+    par_fps=$(field 'optimized:' "$par")
+    par_ratio=$(field 'ratio' "$par")
+    vs_par=n/a
+    [[ -n ${pt_inf:-} && $pt_inf != n/a ]] &&
+      vs_par=$(awk -v a="$par_fps" -v b="$pt_inf" 'BEGIN{printf "%.3f", a/b}')
+    printf '%-8s %-10s %12s %10s %14s %10s\n' "$t" "inf-utts" "$par_fps" "$par_ratio" "${pt_inf:-n/a}" "$vs_par"
+  fi
   printf '%-8s %-10s %12s %10s %14s %10s\n' "$t" training "$tr_fps" "$tr_ratio" "${pt_tr:-n/a}" "$vs_tr"
 done

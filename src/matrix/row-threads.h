@@ -1,0 +1,64 @@
+// matrix/row-threads.h
+// Threads for the matrix library's own loops (elementwise and per-row work
+// that BLAS does not do): a large matrix is cut into contiguous blocks of
+// rows, one per thread, and each block is processed exactly as the
+// single-threaded loop would process those rows. Only work where rows are
+// independent goes through here, so the results are the same bits for any
+// number of threads.
+//
+// The number of threads follows BLAS (openblas_get_num_threads(), i.e.
+// OPENBLAS_NUM_THREADS or what the tool set, such as nnet3-compute's one
+// BLAS thread per utterance thread) unless SetRowThreads() fixes it. Small
+// matrices (below kMinParallelElements) and calls made while the pool is
+// busy with another caller (several utterance threads, or a nested call)
+// run on the calling thread. The pool's threads are started on first use
+// and live until the process ends.
+#ifndef NNET3_MATRIX_ROW_THREADS_H_
+#define NNET3_MATRIX_ROW_THREADS_H_
+
+#include <cstdint>
+#include <functional>
+
+#include "matrix/common.h"
+
+namespace nnet3 {
+
+// Work below this many elements is not worth waking another thread for.
+constexpr int64_t kMinParallelElements = 1 << 16;
+
+// Calls fn(begin, end) for contiguous row ranges covering [0, num_rows)
+// exactly once, on up to RowThreads() threads when num_rows * num_cols is
+// at least kMinParallelElements, else fn(0, num_rows) on this thread. An
+// exception thrown by fn is rethrown here (the first one, after every block
+// has finished).
+void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols,
+                  const std::function<void(MatrixIndexT, MatrixIndexT)> &fn);
+
+// True when row r of 'a' and row r of 'b' are the only rows of the two that
+// can share memory: the same view, or storage spans that do not overlap.
+// Row blocks of an operation that reads 'a' and writes 'b' row by row may
+// then run in parallel. (Any matrix type with the MatrixBase accessors.)
+template <typename M1, typename M2>
+bool RowsIndependent(const M1 &a, const M2 &b) {
+  if (a.NumRows() == 0 || b.NumRows() == 0) return true;
+  const auto address = [](const void *p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+  };
+  const std::uintptr_t a_begin = address(a.Data()), b_begin = address(b.Data());
+  if (a_begin == b_begin && a.Stride() == b.Stride()) return true;
+  const std::uintptr_t
+      a_end = address(a.RowData(a.NumRows() - 1) + a.NumCols()),
+      b_end = address(b.RowData(b.NumRows() - 1) + b.NumCols());
+  return a_end <= b_begin || b_end <= a_begin;
+}
+
+// The number of threads ForRowBlocks uses: the override if set, else the
+// BLAS thread count.
+int32_t RowThreads();
+
+// n >= 1 fixes the number of threads; n = 0 goes back to following BLAS.
+void SetRowThreads(int32_t n);
+
+}  // namespace nnet3
+
+#endif  // NNET3_MATRIX_ROW_THREADS_H_
