@@ -195,12 +195,7 @@ class KaldiScriptsCli : public ::testing::Test {
     return ReadFile(dir_.File(log));
   }
   void ExpectError(const std::string &command, const std::string &fragment) {
-    CommandResult r = RunCommand(command, dir_.path());
-    EXPECT_EQ(r.exit_status, 1) << command << "\n" << r.err;
-    std::string last = LastLine(r.err);
-    EXPECT_EQ(last.rfind("ERROR (", 0), 0u) << r.err;
-    EXPECT_EQ(r.err.find("ERROR ("), r.err.rfind("ERROR (")) << r.err;
-    EXPECT_NE(last.find(fragment), std::string::npos) << r.err;
+    ExpectOneErrorLine(command, dir_.path(), fragment);
   }
 
   // The features pipeline of get_egs.sh / get_egs_targets.sh (the script

@@ -162,5 +162,15 @@ std::string LastLine(const std::string &text) {
   return last;
 }
 
+void ExpectOneErrorLine(const std::string &command, const std::string &cwd,
+                        const std::string &fragment) {
+  CommandResult r = RunCommand(command, cwd);
+  EXPECT_EQ(r.exit_status, 1) << command << "\n" << r.err;
+  std::string last = LastLine(r.err);
+  EXPECT_EQ(last.rfind("ERROR (", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("ERROR ("), r.err.rfind("ERROR (")) << r.err;
+  EXPECT_NE(last.find(fragment), std::string::npos) << r.err;
+}
+
 }  // namespace testing
 }  // namespace nnet3

@@ -51,6 +51,11 @@ std::vector<std::vector<std::string> > ReadTsv(const std::string &path);
 // The last non-empty line of a text.
 std::string LastLine(const std::string &text);
 
+// Runs command in cwd and expects the house error behaviour: exit status 1
+// and exactly one "ERROR (" line, the last one, containing fragment.
+void ExpectOneErrorLine(const std::string &command, const std::string &cwd,
+                        const std::string &fragment);
+
 // The numbers between the first "[" after "token" and the next "]" in a
 // text (a Kaldi text vector or stats file); fails the test if token is
 // missing.
