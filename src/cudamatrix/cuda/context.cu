@@ -3,6 +3,7 @@
 
 #include <mutex>
 
+#include "cudamatrix/cuda/cublas-loader.h"
 #include "cudamatrix/cuda/cuda-check.h"
 
 namespace nnet3 {
@@ -30,13 +31,13 @@ void InitLocked(Context *ctx) {
   cudaStream_t stream = nullptr;
   NNET3_CUDA_CHECK(cudaStreamCreate(&stream));
   cublasHandle_t blas = nullptr;
-  cublasStatus_t status = cublasCreate(&blas);
+  cublasStatus_t status = Cublas().Create(&blas);
   if (status != CUBLAS_STATUS_SUCCESS) {
     cudaStreamDestroy(stream);
     NNET3_CUBLAS_CHECK(status);
   }
-  NNET3_CUBLAS_CHECK(cublasSetStream(blas, stream));
-  NNET3_CUBLAS_CHECK(cublasSetMathMode(
+  NNET3_CUBLAS_CHECK(Cublas().SetStream(blas, stream));
+  NNET3_CUBLAS_CHECK(Cublas().SetMathMode(
       blas, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   ctx->stream = stream;
   ctx->blas = blas;
@@ -72,7 +73,7 @@ void SetTf32(bool enable) {
   std::lock_guard<std::mutex> lock(ctx.mutex);
   ctx.tf32 = enable;
   if (ctx.blas != nullptr)
-    NNET3_CUBLAS_CHECK(cublasSetMathMode(
+    NNET3_CUBLAS_CHECK(Cublas().SetMathMode(
         ctx.blas, enable ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "cudamatrix/cuda/cublas-loader.h"
 
 namespace nnet3 {
 namespace cuda {
@@ -59,8 +60,8 @@ void CheckCublas(cublasStatus_t status, const char *call, const char *file,
              status == CUBLAS_STATUS_ALLOC_FAILED ||
              status == CUBLAS_STATUS_ARCH_MISMATCH;
   Fail(env,
-       std::string(call) + " failed: " + cublasGetStatusName(status) + ": " +
-           cublasGetStatusString(status),
+       std::string(call) + " failed: " + Cublas().GetStatusName(status) + ": " +
+           Cublas().GetStatusString(status),
        file, line);
 }
 

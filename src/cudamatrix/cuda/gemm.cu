@@ -4,6 +4,7 @@
 #include "cudamatrix/cuda/gemm.h"
 
 #include "cudamatrix/cuda/copy-set.h"
+#include "cudamatrix/cuda/cublas-loader.h"
 #include "cudamatrix/cuda/kernel-util.cuh"
 
 namespace nnet3 {
@@ -19,32 +20,32 @@ cublasOperation_t Op(MatrixTransposeType t) {
 void Gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
           float alpha, const float *a, int lda, const float *b, int ldb,
           float beta, float *c, int ldc) {
-  NNET3_CUBLAS_CHECK(cublasSgemm(BlasHandle(), ta, tb, m, n, k, &alpha, a, lda,
+  NNET3_CUBLAS_CHECK(Cublas().Sgemm(BlasHandle(), ta, tb, m, n, k, &alpha, a, lda,
                                  b, ldb, &beta, c, ldc));
 }
 void Gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
           double alpha, const double *a, int lda, const double *b, int ldb,
           double beta, double *c, int ldc) {
-  NNET3_CUBLAS_CHECK(cublasDgemm(BlasHandle(), ta, tb, m, n, k, &alpha, a, lda,
+  NNET3_CUBLAS_CHECK(Cublas().Dgemm(BlasHandle(), ta, tb, m, n, k, &alpha, a, lda,
                                  b, ldb, &beta, c, ldc));
 }
 void Gemv(cublasOperation_t t, int m, int n, float alpha, const float *a,
           int lda, const float *x, float beta, float *y) {
   NNET3_CUBLAS_CHECK(
-      cublasSgemv(BlasHandle(), t, m, n, &alpha, a, lda, x, 1, &beta, y, 1));
+      Cublas().Sgemv(BlasHandle(), t, m, n, &alpha, a, lda, x, 1, &beta, y, 1));
 }
 void Gemv(cublasOperation_t t, int m, int n, double alpha, const double *a,
           int lda, const double *x, double beta, double *y) {
   NNET3_CUBLAS_CHECK(
-      cublasDgemv(BlasHandle(), t, m, n, &alpha, a, lda, x, 1, &beta, y, 1));
+      Cublas().Dgemv(BlasHandle(), t, m, n, &alpha, a, lda, x, 1, &beta, y, 1));
 }
 void Ger(int m, int n, float alpha, const float *x, const float *y, float *a,
          int lda) {
-  NNET3_CUBLAS_CHECK(cublasSger(BlasHandle(), m, n, &alpha, x, 1, y, 1, a, lda));
+  NNET3_CUBLAS_CHECK(Cublas().Sger(BlasHandle(), m, n, &alpha, x, 1, y, 1, a, lda));
 }
 void Ger(int m, int n, double alpha, const double *x, const double *y,
          double *a, int lda) {
-  NNET3_CUBLAS_CHECK(cublasDger(BlasHandle(), m, n, &alpha, x, 1, y, 1, a, lda));
+  NNET3_CUBLAS_CHECK(Cublas().Dger(BlasHandle(), m, n, &alpha, x, 1, y, 1, a, lda));
 }
 
 // y = beta * y, zeros when beta == 0 (as VectorBase::Scale).
