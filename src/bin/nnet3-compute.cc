@@ -8,6 +8,7 @@
 // one thread.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -97,7 +98,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   opts.acoustic_scale = 1.0;  // nnet3-compute does no scaling by default
   InferenceToolOptions tool_opts;
   std::string cache_rxfilename, cache_wxfilename;
-  int32 num_threads = 1;
+  int32 num_threads = 0;
   opts.Register(&po);
   tool_opts.Register(&po);
   po.Register("read-cache", &cache_rxfilename,
@@ -111,20 +112,33 @@ int Nnet3Compute(int argc, char *argv[]) {
   po.Register("num-threads", &num_threads,
               "Compute this many utterances at once, each on its own "
               "thread (output identical to 1 thread). Above 1, BLAS runs "
-              "single-threaded unless OPENBLAS_NUM_THREADS is set");
+              "single-threaded unless OPENBLAS_NUM_THREADS is set. 0: one "
+              "thread per core when neither OPENBLAS_NUM_THREADS nor "
+              "OMP_NUM_THREADS is set, otherwise 1 (with those BLAS "
+              "threads)");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (num_threads < 1)
-    NNET3_ERR << "Invalid --num-threads=" << num_threads << " (must be >= 1)";
+  if (num_threads < 0)
+    NNET3_ERR << "Invalid --num-threads=" << num_threads << " (must be >= 0)";
+  const bool blas_threads_set = std::getenv("OPENBLAS_NUM_THREADS") != nullptr ||
+                                std::getenv("OMP_NUM_THREADS") != nullptr;
   tool_opts.Apply();
+  if (num_threads == 0) {
+    // Utterances on every core beat BLAS threads on every core (the
+    // elementwise work between the products runs in parallel too); a user
+    // who set the BLAS threads keeps them.
+    const unsigned cores = std::thread::hardware_concurrency();
+    num_threads = (blas_threads_set || cu_backend::OnDevice() || cores == 0)
+                      ? 1 : static_cast<int32>(std::min(cores, 64u));
+    NNET3_VLOG(1) << "--num-threads=0: computing " << num_threads
+                  << " utterance(s) at once";
+  }
   if (num_threads > 1 && cu_backend::OnDevice()) {
     NNET3_WARN << "--num-threads=" << num_threads << " is for the CPU; "
                << "computing on the GPU with one thread";
     num_threads = 1;
   }
-  if (num_threads > 1 && std::getenv("OPENBLAS_NUM_THREADS") == nullptr &&
-      std::getenv("OMP_NUM_THREADS") == nullptr)
-    openblas_set_num_threads(1);
+  if (num_threads > 1 && !blas_threads_set) openblas_set_num_threads(1);
 
   std::string nnet_rxfilename = po.GetArg(1),
               feature_rspecifier = po.GetArg(2),

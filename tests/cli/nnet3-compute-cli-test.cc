@@ -8,8 +8,11 @@
 // each with its message and exit status.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <thread>
 
 #include "cli/compute-cli-fixture.h"
 #include "common/testing.h"
@@ -298,9 +301,16 @@ TEST_F(ComputeCli, ThreadsGiveTheSameBytesInInputOrder) {
   Write("feats.txt", Features(lengths, 4));
   CommandResult r = Run(
       "nnet3-init nnet.config nnet.raw && "
-      "nnet3-compute --use-gpu=no nnet.raw ark,t:feats.txt ark:one.ark && "
+      "nnet3-compute --use-gpu=no --num-threads=1 nnet.raw ark,t:feats.txt "
+      "ark:one.ark && "
       "nnet3-compute --use-gpu=no --num-threads=3 nnet.raw ark,t:feats.txt "
       "ark:three.ark && "
+      "env -u OPENBLAS_NUM_THREADS -u OMP_NUM_THREADS nnet3-compute "
+      "--use-gpu=no --verbose=1 nnet.raw ark,t:feats.txt ark:auto.ark "
+      "2> auto.log && "
+      "OPENBLAS_NUM_THREADS=1 nnet3-compute --use-gpu=no --verbose=1 "
+      "nnet.raw ark,t:feats.txt ark:blas-set.ark 2> blas-set.log && "
+      "cmp one.ark auto.ark && cmp one.ark blas-set.ark && "
       "nnet3-compute --use-gpu=no --num-threads=2 --frames-per-chunk=13 "
       "--large-chunk-size=0 nnet.raw ark,t:feats.txt ark:two13.ark && "
       "nnet3-compute --use-gpu=no --frames-per-chunk=13 --large-chunk-size=0 "
@@ -311,11 +321,21 @@ TEST_F(ComputeCli, ThreadsGiveTheSameBytesInInputOrder) {
   ASSERT_EQ(got.size(), lengths.size());
   for (size_t u = 0; u < lengths.size(); u++)
     EXPECT_EQ(got[u].second.NumRows(), lengths[u]) << "utterance " << u;
+  // The default (0): one utterance per core unless the BLAS threads were
+  // set by the user, then one.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_NE(ReadFile(dir_.File("auto.log"))
+                .find("computing " + std::to_string(std::min(cores, 64u)) +
+                      " utterance(s) at once"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(dir_.File("blas-set.log"))
+                .find("computing 1 utterance(s) at once"),
+            std::string::npos);
   CommandResult bad = Run(
-      "nnet3-compute --use-gpu=no --num-threads=0 nnet.raw ark,t:feats.txt "
-      "ark:zero.ark");
+      "nnet3-compute --use-gpu=no --num-threads=-1 nnet.raw ark,t:feats.txt "
+      "ark:bad.ark");
   EXPECT_NE(bad.exit_status, 0);
-  EXPECT_NE(bad.err.find("Invalid --num-threads=0"), std::string::npos)
+  EXPECT_NE(bad.err.find("Invalid --num-threads=-1"), std::string::npos)
       << bad.err;
 }
 

@@ -148,28 +148,47 @@ std::shared_ptr<const NnetComputation> CachingOptimizingCompiler::Compile(
     const ComputationRequest &request) {
   ProfileScope profile("compilation and cache lookup");
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = cache_.find(request);
-    if (it != cache_.end()) {
-      mru_.splice(mru_.begin(), mru_, it->second.position);
-      num_hits_++;
-      return it->second.computation;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      auto it = cache_.find(request);
+      if (it != cache_.end()) {
+        mru_.splice(mru_.begin(), mru_, it->second.position);
+        num_hits_++;
+        return it->second.computation;
+      }
+      // Another thread is compiling this request: wait for its result
+      // (if that compilation fails, or the entry is evicted at once, this
+      // thread compiles it itself).
+      if (in_flight_.count(request) == 0) break;
+      in_flight_done_.wait(lock);
     }
+    in_flight_.insert(request);
   }
-  // Compile outside the lock; two threads asking for the same new request
-  // may both compile it, and the second result is simply dropped.
-  Timer timer;
-  auto computation = std::make_shared<NnetComputation>();
-  if (config_.use_shortcut)
-    CompileWithShortcut(nnet_, request, config_.compiler, computation.get());
-  else
-    CompileComputation(nnet_, request, config_.compiler, computation.get());
-  Optimize(opt_config_, nnet_, LargestOutputTime(request),
-           computation.get());
-  double seconds = timer.Elapsed();
+  // Compile outside the lock; other requests are looked up and compiled by
+  // other threads meanwhile.
+  std::shared_ptr<NnetComputation> computation;
+  double seconds = 0.0;
+  try {
+    Timer timer;
+    computation = std::make_shared<NnetComputation>();
+    if (config_.use_shortcut)
+      CompileWithShortcut(nnet_, request, config_.compiler, computation.get());
+    else
+      CompileComputation(nnet_, request, config_.compiler, computation.get());
+    Optimize(opt_config_, nnet_, LargestOutputTime(request),
+             computation.get());
+    seconds = timer.Elapsed();
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_.erase(request);
+    in_flight_done_.notify_all();
+    throw;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   num_compilations_++;
   compile_seconds_ += seconds;
+  in_flight_.erase(request);
+  in_flight_done_.notify_all();
   auto it = cache_.find(request);
   if (it != cache_.end()) return it->second.computation;
   InsertLocked(request, computation);

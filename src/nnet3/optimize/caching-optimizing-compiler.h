@@ -27,6 +27,7 @@
 #ifndef NNET3_NNET3_OPTIMIZE_CACHING_OPTIMIZING_COMPILER_H_
 #define NNET3_NNET3_OPTIMIZE_CACHING_OPTIMIZING_COMPILER_H_
 
+#include <condition_variable>
 #include <istream>
 #include <list>
 #include <memory>
@@ -34,6 +35,7 @@
 #include <ostream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "nnet3/compile/compiler.h"
 #include "nnet3/compile/request.h"
@@ -123,6 +125,10 @@ class CachingOptimizingCompiler {
   MruList mru_;  // front = most recently used
   std::unordered_map<ComputationRequest, Entry, ComputationRequestHasher>
       cache_;
+  // Requests some thread is compiling now: another thread asking for one
+  // waits on in_flight_done_ for that result instead of compiling it again.
+  std::unordered_set<ComputationRequest, ComputationRequestHasher> in_flight_;
+  std::condition_variable in_flight_done_;
   int32 left_context_ = -1, right_context_ = -1;
   int64 num_compilations_ = 0, num_hits_ = 0;
   double compile_seconds_ = 0.0;
