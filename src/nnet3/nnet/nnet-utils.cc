@@ -114,6 +114,12 @@ namespace {
 // recurrences into the past are memoized one frame at a time, and one into
 // the future costs (frames in the window) x (nodes in the loop) levels.
 const int32 kMaxComputabilityDepth = 4000;
+// The most Cindexes ComputabilityEvaluator remembers (about 60 bytes each):
+// a component whose context spans millions of frames (a statistics-pooling
+// left-context of 10^8, as a damaged model can hold) would otherwise fill
+// memory. An x-vector network pooling over 10,000 frames visits a few
+// hundred thousand.
+const size_t kMaxComputabilityCindexes = 4000000;
 
 class ComputabilityEvaluator {
  public:
@@ -141,6 +147,12 @@ class ComputabilityEvaluator {
                 << " dependencies (at node '" << nnet_.GetNodeName(c.first)
                 << "', t = " << c.second.t << "): a recurrence that never "
                 << "reaches the input?";
+    if (state_.size() >= kMaxComputabilityCindexes)
+      NNET3_ERR << "Working out which outputs are computable visited more "
+                << "than " << kMaxComputabilityCindexes << " (node, time) "
+                << "pairs (at node '" << nnet_.GetNodeName(c.first)
+                << "', t = " << c.second.t << "): the network's context is "
+                << "too large (check the components' left and right context)";
     depth_++;
     state_[c] = kInProgress;
     bool ans;

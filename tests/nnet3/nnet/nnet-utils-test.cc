@@ -54,5 +54,30 @@ TEST(NnetUtils, ARecurrenceThatNeverReachesTheInputIsAnError) {
   }
 }
 
+TEST(NnetUtils, AContextOfMillionsOfFramesIsAnErrorNotAnOutOfMemory) {
+  // Found by fuzzing (tests/data/fuzz/nnet-read): statistics pooling over
+  // 10^8 frames made working out the context explore every one of them.
+  Nnet nnet = FromConfig(
+      "input-node name=input dim=4\n"
+      "component name=extract type=StatisticsExtractionComponent "
+      "input-dim=4 input-period=1 output-period=1 include-variance=false\n"
+      "component-node name=extract component=extract input=input\n"
+      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
+      "input-period=1 left-context=100000000 right-context=0 "
+      "num-log-count-features=0 output-stddevs=false\n"
+      "component-node name=pool component=pool input=extract\n"
+      "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
+      "component-node name=a component=a input=Append(input, pool)\n"
+      "output-node name=output input=a\n");
+  int32 left, right;
+  try {
+    ComputeSimpleNnetContext(nnet, &left, &right);
+    FAIL() << "no error";
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("context is too large"), std::string::npos)
+        << e.message();
+  }
+}
+
 }  // namespace
 }  // namespace nnet3
