@@ -254,11 +254,22 @@ void ReadCindexElementBinary(std::istream &is, size_t i,
     ReadBasicType(is, true, &index.t);
     ReadBasicType(is, true, &index.x);
   } else if (code == 125 || code == 126) {
-    index = Index(last.n + (code - 125), last.t, last.x);
+    const int64 n = static_cast<int64>(last.n) + (code - 125);
+    if (n > std::numeric_limits<int32>::max())
+      NNET3_ERR << "ReadCindexVector: element " << i << " moves n past "
+                << last.n << ", outside the int32 range (file position "
+                << pos << ")";
+    index = Index(static_cast<int32>(n), last.t, last.x);
   } else if (i == 0 && std::abs(code) < 125) {
     index = Index(0, code, 0);
   } else if (i > 0 && std::abs(code) < 124) {
-    index = Index(last.n, last.t + code, last.x);
+    const int64 t = static_cast<int64>(last.t) + code;
+    if (t < std::numeric_limits<int32>::min() ||
+        t > std::numeric_limits<int32>::max())
+      NNET3_ERR << "ReadCindexVector: element " << i << " moves t from "
+                << last.t << " by " << code << ", outside the int32 range "
+                << "(file position " << pos << ")";
+    index = Index(last.n, static_cast<int32>(t), last.x);
   } else {
     NNET3_ERR << "ReadCindexVector: unexpected byte " << code
               << " at element " << i << ", file position " << pos;

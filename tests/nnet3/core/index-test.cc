@@ -108,5 +108,35 @@ TEST(Index, ExtremeTimesRoundTripAndOverflowingStepsAreErrors) {
   }
 }
 
+// Found by fuzzing (tests/data/fuzz/computation-cache): a Cindex vector's
+// one-byte steps past INT32_MAX in n or t overflowed int32 when read.
+TEST(Index, CindexStepsPastTheInt32RangeAreErrors) {
+  const int32 kMax = std::numeric_limits<int32>::max();
+  std::vector<Cindex> v = {Cindex(3, Index(kMax - 1, kMax - 1, 0)),
+                           Cindex(3, Index(kMax, kMax - 1, 0)),
+                           Cindex(3, Index(kMax, kMax, 0))};
+  std::ostringstream os;
+  WriteCindexVector(os, true, v);
+  std::istringstream is(os.str());
+  std::vector<Cindex> back;
+  ReadCindexVector(is, true, &back);
+  EXPECT_EQ(back, v);
+
+  // Element 0 written in full (n = t = INT32_MAX), then one step each.
+  std::string head = "<I1V> " + Int32Bytes(2) + "|" + Int32Bytes(3) +
+                     static_cast<char>(127) + Int32Bytes(kMax) +
+                     Int32Bytes(kMax) + Int32Bytes(0);
+  for (char step : {static_cast<char>(126), static_cast<char>(1)}) {
+    std::istringstream bad(head + step);
+    try {
+      ReadCindexVector(bad, true, &back);
+      FAIL() << "step " << int(step);
+    } catch (const UserError &e) {
+      EXPECT_NE(e.message().find("outside the int32 range"),
+                std::string::npos) << e.message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnet3
