@@ -33,6 +33,17 @@ TEST(NnetUtils, ContextOfARecurrenceThroughTheInput) {
   EXPECT_EQ(right, 0);
 }
 
+// ComputeSimpleNnetContext must fail with a UserError containing fragment.
+void ExpectContextError(const Nnet &nnet, const std::string &fragment) {
+  int32 left, right;
+  try {
+    ComputeSimpleNnetContext(nnet, &left, &right);
+    FAIL() << "no error";
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find(fragment), std::string::npos) << e.message();
+  }
+}
+
 TEST(NnetUtils, ARecurrenceThatNeverReachesTheInputIsAnError) {
   // r(t) is r(t-1) if that is computable, else a constant: every r(t) is
   // computable, and finding that out walks back in time without end.
@@ -44,14 +55,7 @@ TEST(NnetUtils, ARecurrenceThatNeverReachesTheInputIsAnError) {
       "component name=a type=AffineComponent input-dim=4 output-dim=2\n"
       "component-node name=a component=a input=Append(input, r)\n"
       "output-node name=output input=a\n");
-  int32 left, right;
-  try {
-    ComputeSimpleNnetContext(nnet, &left, &right);
-    FAIL() << "no error";
-  } catch (const UserError &e) {
-    EXPECT_NE(e.message().find("never reaches the input"), std::string::npos)
-        << e.message();
-  }
+  ExpectContextError(nnet, "never reaches the input");
 }
 
 TEST(NnetUtils, AContextOfMillionsOfFramesIsAnErrorNotAnOutOfMemory) {
@@ -69,14 +73,7 @@ TEST(NnetUtils, AContextOfMillionsOfFramesIsAnErrorNotAnOutOfMemory) {
       "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
       "component-node name=a component=a input=Append(input, pool)\n"
       "output-node name=output input=a\n");
-  int32 left, right;
-  try {
-    ComputeSimpleNnetContext(nnet, &left, &right);
-    FAIL() << "no error";
-  } catch (const UserError &e) {
-    EXPECT_NE(e.message().find("context is too large"), std::string::npos)
-        << e.message();
-  }
+  ExpectContextError(nnet, "context is too large");
 }
 
 }  // namespace
