@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/context-request.h"
 #include "nnet3/compile/request.h"
 #include "nnet3/nnet/nnet.h"
 
@@ -46,20 +47,7 @@ inline Nnet CacheNetwork() {
 // network's context of 2 on each side.
 inline ComputationRequest CacheRequest(int32 num_frames, int32 num_n,
                                        bool backprop) {
-  ComputationRequest request;
-  IoSpecification input, output;
-  input.name = "input";
-  output.name = "output";
-  for (int32 t = -2; t < num_frames + 2; t++)
-    for (int32 n = 0; n < num_n; n++) input.indexes.push_back(Index(n, t));
-  for (int32 t = 0; t < num_frames; t++)
-    for (int32 n = 0; n < num_n; n++) output.indexes.push_back(Index(n, t));
-  input.has_deriv = backprop;
-  output.has_deriv = backprop;
-  request.need_model_derivative = backprop;
-  request.inputs.push_back(input);
-  request.outputs.push_back(output);
-  return request;
+  return testing::ContextRequest(num_frames, num_n, 2, backprop, backprop);
 }
 
 inline std::vector<ComputationRequest> CacheRequests() {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "common/context-request.h"
 #include "common/testing.h"
 #include "nnet3/compile/shortcut.h"
 #include "nnet3/optimize/caching-optimizing-compiler.h"
@@ -50,19 +51,7 @@ std::string Config(int32 hidden_dim) {
 // inputs with the network's context of 2 on each side.
 ComputationRequest MakeRequest(int32 num_frames, int32 num_n = 1,
                                bool backprop = false) {
-  ComputationRequest request;
-  IoSpecification input, output;
-  input.name = "input";
-  output.name = "output";
-  for (int32 t = -2; t < num_frames + 2; t++)
-    for (int32 n = 0; n < num_n; n++) input.indexes.push_back(Index(n, t));
-  for (int32 t = 0; t < num_frames; t++)
-    for (int32 n = 0; n < num_n; n++) output.indexes.push_back(Index(n, t));
-  output.has_deriv = backprop;
-  request.need_model_derivative = backprop;
-  request.inputs.push_back(input);
-  request.outputs.push_back(output);
-  return request;
+  return testing::ContextRequest(num_frames, num_n, 2, backprop, false);
 }
 
 std::string Bytes(const NnetComputation &computation) {
