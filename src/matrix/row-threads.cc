@@ -120,20 +120,19 @@ int32_t RowThreads() {
 
 void SetRowThreads(int32_t n) { g_row_threads_override = (n > 0 ? n : 0); }
 
-void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols,
-                  const std::function<void(MatrixIndexT, MatrixIndexT)> &fn) {
-  if (num_rows <= 0) return;
+namespace internal {
+
+bool RunRowBlocksOnPool(MatrixIndexT num_rows, MatrixIndexT num_cols,
+                        const std::function<void(MatrixIndexT, MatrixIndexT)> &fn) {
   const int64_t elements = static_cast<int64_t>(num_rows) * num_cols;
-  int32_t parts = 1;
-  if (elements >= kMinParallelElements && num_rows >= 2) {
-    parts = RowThreads();
-    if (parts > num_rows) parts = num_rows;
-    // No more blocks than kMinParallelElements-sized pieces of work.
-    const int64_t max_parts = elements / (kMinParallelElements / 2);
-    if (parts > max_parts) parts = static_cast<int32_t>(max_parts);
-  }
-  if (parts <= 1 || !RowThreadPool::Get().TryRun(parts, num_rows, fn))
-    fn(0, num_rows);
+  int32_t parts = RowThreads();
+  if (parts > num_rows) parts = num_rows;
+  // No more blocks than kMinParallelElements-sized pieces of work.
+  const int64_t max_parts = elements / (kMinParallelElements / 2);
+  if (parts > max_parts) parts = static_cast<int32_t>(max_parts);
+  return parts > 1 && RowThreadPool::Get().TryRun(parts, num_rows, fn);
 }
+
+}  // namespace internal
 
 }  // namespace nnet3

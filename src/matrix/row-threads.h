@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 #include "matrix/common.h"
 
@@ -31,8 +32,29 @@ constexpr int64_t kMinParallelElements = 1 << 16;
 // at least kMinParallelElements, else fn(0, num_rows) on this thread. An
 // exception thrown by fn is rethrown here (the first one, after every block
 // has finished).
-void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols,
-                  const std::function<void(MatrixIndexT, MatrixIndexT)> &fn);
+template <typename Fn>
+void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols, const Fn &fn);
+
+namespace internal {
+// The pool path of ForRowBlocks: false (nothing run) when one thread is all
+// there is or the pool is busy.
+bool RunRowBlocksOnPool(MatrixIndexT num_rows, MatrixIndexT num_cols,
+                        const std::function<void(MatrixIndexT, MatrixIndexT)> &fn);
+}  // namespace internal
+
+// Small work calls fn directly, with no std::function (whose construction
+// may allocate) on the path of every small elementwise operation.
+template <typename Fn>
+void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols, const Fn &fn) {
+  if (num_rows <= 0) return;
+  if (static_cast<int64_t>(num_rows) * num_cols >= kMinParallelElements &&
+      num_rows >= 2 &&
+      internal::RunRowBlocksOnPool(
+          num_rows, num_cols,
+          std::function<void(MatrixIndexT, MatrixIndexT)>(std::cref(fn))))
+    return;
+  fn(0, num_rows);
+}
 
 // True when row r of 'a' and row r of 'b' are the only rows of the two that
 // can share memory: the same view, or storage spans that do not overlap.
