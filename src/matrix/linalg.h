@@ -30,8 +30,8 @@ bool CholeskyLower(const MatrixBase<double> &A, Matrix<double> *L);
 // is an internal error (callers pass Cholesky factors).
 void InvertLowerTriangular(const MatrixBase<double> &L, Matrix<double> *L_inv);
 
-// A = V diag(w) V^T for symmetric A (lower triangle read), by cyclic Jacobi
-// rotations. On return w holds the eigenvalues from largest to smallest and
+// A = V diag(w) V^T for symmetric A (lower triangle read), by Householder
+// tridiagonalization and implicit QR. On return w holds the eigenvalues from largest to smallest and
 // the columns of V the matching orthonormal eigenvectors. A 0 x 0 input
 // gives empty outputs.
 void SymmetricEigen(const MatrixBase<double> &A, Vector<double> *w,

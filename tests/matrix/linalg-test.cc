@@ -2,11 +2,15 @@
 // matrix/linalg.h against plain loops: L L^T == A with L lower triangular
 // and a positive diagonal; failure on indefinite and singular input; L
 // inv(L) == I; A V == V diag(w), V^T V == I, w descending; hand-derived 2x2
-// eigenvalues; repeated eigenvalues; only the lower triangle is read.
+// eigenvalues; repeated eigenvalues; only the lower triangle is read;
+// matrices built as U diag(lambda) U^T with a known spectrum (wide ranges,
+// clusters, exact repeats, sizes up to 200) give back lambda.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "matrix/linalg.h"
 #include "matrix/matrix.h"
@@ -133,6 +137,82 @@ TEST(SymmetricEigen, RandomSymmetricMatrices) {
     for (int32 i = 0; i < n; i++) tr += a(i, i);
     EXPECT_NEAR(w.Sum(), tr, 1e-9 * n);
   }
+}
+
+// U diag(lambda) U^T with U orthogonal (Gram-Schmidt of a Gaussian matrix).
+Matrix<double> WithSpectrum(std::mt19937 *gen, const std::vector<double> &lambda) {
+  const int32 n = lambda.size();
+  std::normal_distribution<double> dist(0.0, 1.0);
+  Matrix<double> u(n, n);
+  for (int32 c = 0; c < n; c++) {
+    std::vector<double> x(n);
+    for (double &xi : x) xi = dist(*gen);
+    for (int32 pass = 0; pass < 2; pass++)
+      for (int32 prev = 0; prev < c; prev++) {
+        double dot = 0.0;
+        for (int32 r = 0; r < n; r++) dot += x[r] * u(r, prev);
+        for (int32 r = 0; r < n; r++) x[r] -= dot * u(r, prev);
+      }
+    double norm = 0.0;
+    for (double xi : x) norm += xi * xi;
+    for (int32 r = 0; r < n; r++) u(r, c) = x[r] / std::sqrt(norm);
+  }
+  Matrix<double> a(n, n);
+  for (int32 i = 0; i < n; i++)
+    for (int32 j = 0; j < n; j++) {
+      double s = 0.0;
+      for (int32 k = 0; k < n; k++) s += u(i, k) * lambda[k] * u(j, k);
+      a(i, j) = s;
+    }
+  for (int32 i = 0; i < n; i++)  // exactly symmetric
+    for (int32 j = 0; j < i; j++) a(j, i) = a(i, j);
+  return a;
+}
+
+TEST(SymmetricEigen, KnownSpectra) {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  for (int32 n : {2, 5, 20, 80, 200}) {
+    // (a) log-uniform over 1e-6 .. 1e3, the shape of the natural gradient's
+    // R x R matrices; (b) clusters and exact repeats of mixed sign.
+    for (int32 kind = 0; kind < 2; kind++) {
+      std::vector<double> lambda(n);
+      for (int32 i = 0; i < n; i++)
+        lambda[i] = kind == 0 ? std::pow(10.0, -6.0 + 9.0 * unif(gen))
+                              : (i % 4 == 0 ? 3.0 : (i % 4 == 1 ? -1.0 : 
+                                 3.0 + 1e-9 * i));
+      Matrix<double> a = WithSpectrum(&gen, lambda), v;
+      Vector<double> w;
+      SymmetricEigen(a, &w, &v);
+      std::vector<double> sorted(lambda);
+      std::sort(sorted.rbegin(), sorted.rend());
+      const double scale = std::max(std::abs(sorted.front()),
+                                    std::abs(sorted.back()));
+      for (int32 i = 0; i < n; i++)
+        EXPECT_NEAR(w(i), sorted[i], 1e-12 * scale * n) << n << " " << i;
+      CheckEigen(a, w, v, 1e-12 * scale * n);
+    }
+  }
+}
+
+TEST(SymmetricEigen, TridiagonalAndZeroColumns) {
+  // Already tridiagonal (the reduction has nothing to do), with a zero
+  // off-diagonal splitting it into blocks; and a matrix whose first column
+  // is zero below the diagonal.
+  const int32 n = 7;
+  Matrix<double> t(n, n);
+  for (int32 i = 0; i < n; i++) t(i, i) = 1.0 + i;
+  for (int32 i = 0; i + 1 < n; i++)
+    t(i + 1, i) = t(i, i + 1) = (i == 3 ? 0.0 : 0.5);
+  Matrix<double> v;
+  Vector<double> w;
+  SymmetricEigen(t, &w, &v);
+  CheckEigen(t, w, v, 1e-13);
+  std::mt19937 gen(5);
+  Matrix<double> z = RandomSymmetric(&gen, n);
+  for (int32 i = 1; i < n; i++) z(i, 0) = z(0, i) = 0.0;
+  SymmetricEigen(z, &w, &v);
+  CheckEigen(z, w, v, 1e-12 * n * MaxAbs(z));
 }
 
 TEST(SymmetricEigen, HandDerived2x2AndRepeated) {

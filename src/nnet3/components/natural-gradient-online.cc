@@ -15,68 +15,35 @@
 #include "base/profile.h"
 #include "base/random.h"
 #include "cudamatrix/cu-host-view.h"
+#include "matrix/linalg.h"
 
 namespace nnet3 {
 
 namespace {
 
-// Eigen-decomposition of the symmetric n x n matrix a (row-major, double) by
-// cyclic Jacobi rotations. On return evals holds the eigenvalues sorted from
-// largest to smallest absolute value (Kaldi's SortSvd order; they are
+// Eigen-decomposition of the symmetric n x n matrix a (row-major, double),
+// by matrix/linalg's solver. On return evals holds the eigenvalues sorted
+// from largest to smallest absolute value (Kaldi's SortSvd order; they are
 // positive here up to roundoff) and column i of vecs (row-major n x n) the
 // eigenvector of evals[i].
-void SymmetricEigenSorted(int32 n, std::vector<double> a,
+void SymmetricEigenSorted(int32 n, const std::vector<double> &a,
                           std::vector<double> *evals,
                           std::vector<double> *vecs) {
-  std::vector<double> v(static_cast<size_t>(n) * n, 0.0);
-  for (int32 i = 0; i < n; i++) v[i * n + i] = 1.0;
-  for (int32 sweep = 0; sweep < 100; sweep++) {
-    double off = 0.0, total = 0.0;
-    for (int32 i = 0; i < n; i++)
-      for (int32 j = 0; j < n; j++) {
-        double x = a[i * n + j] * a[i * n + j];
-        total += x;
-        if (i != j) off += x;
-      }
-    if (off <= 1.0e-30 * total || off == 0.0) break;
-    for (int32 p = 0; p < n; p++) {
-      for (int32 q = p + 1; q < n; q++) {
-        double apq = a[p * n + q];
-        if (apq == 0.0) continue;
-        double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-        double t = (theta >= 0.0 ? 1.0 : -1.0) /
-                   (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
-        double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
-        for (int32 k = 0; k < n; k++) {  // columns p and q: A <- A J
-          double akp = a[k * n + p], akq = a[k * n + q];
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (int32 k = 0; k < n; k++) {  // rows p and q: A <- J^T A
-          double apk = a[p * n + k], aqk = a[q * n + k];
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-        a[p * n + q] = a[q * n + p] = 0.0;
-        for (int32 k = 0; k < n; k++) {  // V <- V J
-          double vkp = v[k * n + p], vkq = v[k * n + q];
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
+  Matrix<double> am(n, n, kUndefined), v;
+  for (int32 i = 0; i < n; i++)
+    for (int32 j = 0; j < n; j++) am(i, j) = a[i * n + j];
+  Vector<double> w;
+  SymmetricEigen(am, &w, &v);
   std::vector<int32> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&a, n](int32 x, int32 y) {
-    return std::fabs(a[x * n + x]) > std::fabs(a[y * n + y]);
+  std::stable_sort(order.begin(), order.end(), [&w](int32 x, int32 y) {
+    return std::fabs(w(x)) > std::fabs(w(y));
   });
   evals->resize(n);
-  vecs->assign(static_cast<size_t>(n) * n, 0.0);
+  vecs->resize(static_cast<size_t>(n) * n);
   for (int32 i = 0; i < n; i++) {
-    int32 src = order[i];
-    (*evals)[i] = a[src * n + src];
-    for (int32 k = 0; k < n; k++) (*vecs)[k * n + i] = v[k * n + src];
+    (*evals)[i] = w(order[i]);
+    for (int32 k = 0; k < n; k++) (*vecs)[k * n + i] = v(k, order[i]);
   }
 }
 
@@ -308,16 +275,20 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
   // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
   // when N > D and as H_t^T H_t otherwise (Kaldi's choice of products).
-  CuMatrix<BaseFloat> K_t_cu(R, R), L_t_cu(R, R);
+  // K_t in rows [0, R) and L_t in rows [R, 2R) of one matrix, so that a
+  // single transfer (one wait on a GPU) brings both to the host.
+  CuMatrix<BaseFloat> KL_t_cu(2 * R, R);
+  CuSubMatrix<BaseFloat> K_t_cu(KL_t_cu.RowRange(0, R)),
+      L_t_cu(KL_t_cu.RowRange(R, R));
   K_t_cu.AddMatMat(1.0, J_t, kNoTrans, J_t, kTrans, 0.0);
   if (N > D)
     L_t_cu.AddMatMat(1.0, W_t, kNoTrans, J_t, kTrans, 0.0);
   else
     L_t_cu.AddMatMat(1.0, H_t, kTrans, H_t, kNoTrans, 0.0);
   // The R x R algebra below runs on the host.
-  Matrix<BaseFloat> K_t, L_t;
-  K_t_cu.Swap(&K_t);
-  L_t_cu.Swap(&L_t);
+  const Matrix<BaseFloat> KL_t = KL_t_cu.Download();
+  const SubMatrix<BaseFloat> K_t(KL_t.RowRange(0, R)),
+      L_t(KL_t.RowRange(R, R));
 
   const BaseFloat beta_t = rho_t * (1.0 + alpha_) + alpha_ * d_t.Sum() / D;
   Vector<BaseFloat> e_t, sqrt_e_t, inv_sqrt_e_t;
