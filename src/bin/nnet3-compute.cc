@@ -66,11 +66,9 @@ void ComputeUtterance(const NnetSimpleComputationOptions &opts,
                                     compiler, job->ivector,
                                     job->online_ivectors,
                                     online_ivector_period);
-      job->output.Resize(decodable.NumFrames(), decodable.OutputDim());
-      for (int32 t = 0; t < decodable.NumFrames(); t++) {
-        SubVector<BaseFloat> row(job->output, t);
-        decodable.GetOutputForFrame(t, &row);
-      }
+      job->output.Resize(decodable.NumFrames(), decodable.OutputDim(),
+                         kUndefined);
+      decodable.GetOutput(&job->output);
       if (apply_exp) job->output.ApplyExp();
     } catch (const UserError &e) {
       NNET3_ERR << "Utterance " << job->utt << ": " << e.message();

@@ -177,9 +177,39 @@ DecodableNnetSimple::DecodableNnetSimple(
 void DecodableNnetSimple::GetOutputForFrame(int32 subsampled_frame,
                                             VectorBase<BaseFloat> *output) {
   if (subsampled_frame < current_offset_ ||
-      subsampled_frame >= current_offset_ + current_output_.NumRows())
+      subsampled_frame >= current_offset_ + current_rows_)
     EnsureFrameIsComputed(subsampled_frame);
-  output->CopyFromVec(current_output_.Row(subsampled_frame - current_offset_));
+  if (!host_output_valid_) {
+    if (current_output_.OnDevice()) {
+      host_output_.Resize(current_output_.NumRows(), current_output_.NumCols(),
+                          kUndefined);
+      current_output_.CopyToMat(&host_output_);
+    } else {
+      current_output_.Swap(&host_output_);  // no copy on the host
+    }
+    host_output_valid_ = true;
+  }
+  output->CopyFromVec(host_output_.Row(subsampled_frame - current_offset_));
+}
+
+void DecodableNnetSimple::GetOutput(MatrixBase<BaseFloat> *output) {
+  NNET3_ASSERT(output->NumRows() == num_subsampled_frames_ &&
+               output->NumCols() == output_dim_);
+  int32 t = 0;
+  while (t < num_subsampled_frames_) {
+    if (t < current_offset_ || t >= current_offset_ + current_rows_)
+      EnsureFrameIsComputed(t);
+    // Frames t .. end-1 come from the current chunk (a last chunk shifted
+    // back over frames already written gives only its new ones).
+    const int32 end = std::min(current_offset_ + current_rows_,
+                               num_subsampled_frames_);
+    SubMatrix<BaseFloat> dest(output->RowRange(t, end - t));
+    if (host_output_valid_)
+      dest.CopyFromMat(host_output_.RowRange(t - current_offset_, end - t));
+    else
+      current_output_.RowRange(t - current_offset_, end - t).CopyToMat(&dest);
+    t = end;
+  }
 }
 
 void DecodableNnetSimple::GetCurrentIvector(int32 output_t_start,
@@ -303,6 +333,8 @@ void DecodableNnetSimple::DoNnetComputation(
   computer.GetOutputDestructive("output", &out);
   ApplyLogPriorsAndScale(log_priors_, opts_.acoustic_scale, &out);
   out.Swap(&current_output_);
+  host_output_valid_ = false;
+  current_rows_ = current_output_.NumRows();
   current_offset_ = output_t_start / f;
 }
 

@@ -98,6 +98,10 @@ class DecodableNnetSimple {
   int32 NumFrames() const { return num_subsampled_frames_; }
   int32 OutputDim() const { return output_dim_; }
   void GetOutputForFrame(int32 subsampled_frame, VectorBase<BaseFloat> *output);
+  // All NumFrames() rows at once into 'output' (NumFrames() x OutputDim()),
+  // the same values as GetOutputForFrame for every frame in order; on a GPU
+  // each chunk is copied from the device straight into its rows.
+  void GetOutput(MatrixBase<BaseFloat> *output);
 
  private:
   void EnsureFrameIsComputed(int32 subsampled_frame);
@@ -122,8 +126,13 @@ class DecodableNnetSimple {
   bool use_large_chunks_ = false;
   int32 output_dim_;
   int32 nnet_left_context_ = 0, nnet_right_context_ = 0;
-  Matrix<BaseFloat> current_output_;
-  int32 current_offset_ = 0;  // subsampled frame of current_output_ row 0
+  // The current chunk's rows where they were computed (device or host),
+  // and a host copy made on the first per-frame access to them.
+  CuMatrix<BaseFloat> current_output_;
+  Matrix<BaseFloat> host_output_;
+  bool host_output_valid_ = false;
+  int32 current_rows_ = 0;    // rows of the current chunk
+  int32 current_offset_ = 0;  // subsampled frame of its row 0
 };
 
 }  // namespace nnet3
