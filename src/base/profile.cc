@@ -32,15 +32,18 @@ void Profiler::Open(const char *category) {
   } else {
     e = it->second;
   }
+  if (sync_) sync_();
   stack_.push_back(Frame{e, Clock::now(), 0.0});
 }
 
 void Profiler::Open(const std::string &category) {
+  if (sync_) sync_();
   stack_.push_back(Frame{Lookup(category), Clock::now(), 0.0});
 }
 
 void Profiler::Close() {
   if (stack_.empty()) return;
+  if (sync_) sync_();
   Frame f = stack_.back();
   stack_.pop_back();
   double elapsed =

@@ -34,6 +34,11 @@ class Profiler {
   // A table sorted by time: category, calls, seconds, share of the total.
   void PrintTable(std::ostream &os, const std::string &title) const;
   void Clear() { entries_.clear(); }
+  // A function called at every scope boundary before the clock is read
+  // (nullptr: none). A GPU run passes the device synchronisation here, so
+  // that each category is charged the device work it queued rather than
+  // only the time the host spent launching it.
+  void SetBoundarySync(void (*sync)()) { sync_ = sync; }
 
   // Used by ProfileScope.
   void Open(const char *category);
@@ -51,6 +56,7 @@ class Profiler {
   std::map<std::string, Entry> entries_;
   std::map<const char *, Entry *> by_literal_;
   std::vector<Frame> stack_;
+  void (*sync_)() = nullptr;
 };
 
 // The profiler active on this thread, or nullptr.

@@ -13,6 +13,7 @@
 // GEMM-only runs alternate; the best of each is compared.
 // Usage: train-bench [--config=PATH] [--minibatch=256] [--num-minibatches=8]
 //                    [--reps=2] [--threads=1] [--profile] [--use-gpu=no|yes]
+//                    [--warmup=1] (minibatches trained before timing)
 // (--use-gpu=yes: training and the GEMM-only reference run on the GPU)
 // --profile adds one more pass under a Profiler (base/profile.h) and prints
 // where its time went: per command type and component type, GEMM,
@@ -120,7 +121,8 @@ NnetExample MakeMinibatch(const Nnet &nnet, int32 minibatch, int32 left,
 
 int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
-  int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1;
+  int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1,
+        warmup = 1;
   bool profile = false;
   std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
@@ -130,6 +132,7 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--num-minibatches=", 0) == 0)
       num_minibatches = atoi(a.c_str() + 18);
     else if (a.rfind("--reps=", 0) == 0) reps = atoi(a.c_str() + 7);
+    else if (a.rfind("--warmup=", 0) == 0) warmup = atoi(a.c_str() + 9);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
     else if (a == "--profile") profile = true;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
@@ -157,8 +160,8 @@ int Main(int argc, char *argv[]) {
     minibatches.push_back(MakeMinibatch(nnet, minibatch, left, right, &rng));
   int64 frames_per_pass = static_cast<int64>(num_minibatches) * minibatch * 8;
   printf("train-bench: TDNN, %d minibatches of %d x 8 frames (context %d/%d), "
-         "%d BLAS thread(s), best of %d\n", num_minibatches, minibatch, left,
-         right, threads, reps);
+         "%d BLAS thread(s), best of %d, after %d warm-up minibatch(es)\n",
+         num_minibatches, minibatch, left, right, threads, reps, warmup);
 
   // The GEMM shapes of the optimized training computation.
   ComputationRequest request;
@@ -179,7 +182,11 @@ int Main(int argc, char *argv[]) {
     Nnet model(nnet);
     {
       NnetTrainer trainer(opts, &model);
-      trainer.Train(minibatches[0]);  // compilation and first-call effects
+      // Compilation and first-call effects; with --warmup > 10 also the
+      // natural gradient's first updates (every call for its first 10,
+      // then every 4th: a long training job is mostly the latter).
+      for (int32 w = 0; w < warmup; w++)
+        trainer.Train(minibatches[w % minibatches.size()]);
       Timer timer;
       for (const NnetExample &eg : minibatches) trainer.Train(eg);
       cu_backend::Synchronize();
@@ -194,20 +201,33 @@ int Main(int argc, char *argv[]) {
          frames_per_pass / best_gemm, flops * num_minibatches / best_gemm / 1e9);
   printf("  ratio training / GEMM-only: %.3f\n", best_train / best_gemm);
   if (profile) {
-    Nnet model(nnet);
-    NnetTrainer trainer(opts, &model);
-    trainer.Train(minibatches[0]);
-    Profiler profiler;
-    SetVerboseLevel(-1);
-    {
-      ProfilerActivation active(&profiler);
-      ProfileScope rest("trainer outside the computation");
-      for (const NnetExample &eg : minibatches) trainer.Train(eg);
+    // On the GPU the pass runs twice: first as it normally runs (host time:
+    // launches, and the waits where the host reads device results), then
+    // with a device synchronisation at every scope boundary (each category
+    // charged the device work it queued).
+    int32 passes = cu_backend::OnDevice() ? 2 : 1;
+    for (int32 pass = 0; pass < passes; pass++) {
+      Nnet model(nnet);
+      NnetTrainer trainer(opts, &model);
+      for (int32 w = 0; w < warmup; w++)
+        trainer.Train(minibatches[w % minibatches.size()]);
+      Profiler profiler;
+      if (pass == 1) profiler.SetBoundarySync(&cu_backend::Synchronize);
+      SetVerboseLevel(-1);
+      {
+        ProfilerActivation active(&profiler);
+        ProfileScope rest("trainer outside the computation");
+        for (const NnetExample &eg : minibatches) trainer.Train(eg);
+        cu_backend::Synchronize();
+      }
+      SetVerboseLevel(0);
+      std::ostringstream os;
+      profiler.PrintTable(os, pass == 0 ? "  profile of one more pass "
+                                          "(exclusive times):"
+                                        : "  the same, synchronising the "
+                                          "device at every scope boundary:");
+      printf("%s", os.str().c_str());
     }
-    SetVerboseLevel(0);
-    std::ostringstream os;
-    profiler.PrintTable(os, "  profile of one more pass (exclusive times):");
-    printf("%s", os.str().c_str());
   }
   return 0;
 }
