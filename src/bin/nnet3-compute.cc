@@ -9,22 +9,17 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <exception>
-#include <thread>
 #include <vector>
 
 #include "bin/cli.h"
 #include "bin/inference-tool.h"
+#include "bin/utt-threads.h"
 #include "base/timer.h"
-#include "cudamatrix/cu-backend.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "util/stream.h"
 #include "util/table.h"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace nnet3 {
 
@@ -96,7 +91,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   opts.acoustic_scale = 1.0;  // nnet3-compute does no scaling by default
   InferenceToolOptions tool_opts;
   std::string cache_rxfilename, cache_wxfilename;
-  int32 num_threads = 0;
+  UttThreadsOption threads;
   opts.Register(&po);
   tool_opts.Register(&po);
   po.Register("read-cache", &cache_rxfilename,
@@ -107,36 +102,11 @@ int Nnet3Compute(int argc, char *argv[]) {
   po.Register("write-cache", &cache_wxfilename,
               "If set, write the compiled computations to this file at the "
               "end (for --read-cache in a later run)");
-  po.Register("num-threads", &num_threads,
-              "Compute this many utterances at once, each on its own "
-              "thread (output identical to 1 thread). Above 1, BLAS runs "
-              "single-threaded unless OPENBLAS_NUM_THREADS is set. 0: one "
-              "thread per core when neither OPENBLAS_NUM_THREADS nor "
-              "OMP_NUM_THREADS is set, otherwise 1 (with those BLAS "
-              "threads)");
+  threads.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
-  if (num_threads < 0)
-    NNET3_ERR << "Invalid --num-threads=" << num_threads << " (must be >= 0)";
-  const bool blas_threads_set = std::getenv("OPENBLAS_NUM_THREADS") != nullptr ||
-                                std::getenv("OMP_NUM_THREADS") != nullptr;
   tool_opts.Apply();
-  if (num_threads == 0) {
-    // Utterances on every core beat BLAS threads on every core (the
-    // elementwise work between the products runs in parallel too); a user
-    // who set the BLAS threads keeps them.
-    const unsigned cores = std::thread::hardware_concurrency();
-    num_threads = (blas_threads_set || cu_backend::OnDevice() || cores == 0)
-                      ? 1 : static_cast<int32>(std::min(cores, 64u));
-    NNET3_VLOG(1) << "--num-threads=0: computing " << num_threads
-                  << " utterance(s) at once";
-  }
-  if (num_threads > 1 && cu_backend::OnDevice()) {
-    NNET3_WARN << "--num-threads=" << num_threads << " is for the CPU; "
-               << "computing on the GPU with one thread";
-    num_threads = 1;
-  }
-  if (num_threads > 1 && !blas_threads_set) openblas_set_num_threads(1);
+  threads.Resolve();
 
   std::string nnet_rxfilename = po.GetArg(1),
               feature_rspecifier = po.GetArg(2),
@@ -168,22 +138,14 @@ int Nnet3Compute(int argc, char *argv[]) {
   int64 frame_count = 0;
   // Batches of utterances: computed on num_threads threads, written in
   // input order.
-  const size_t batch_size = num_threads == 1 ? 1 : 4 * num_threads;
+  const size_t batch_size = threads.BatchSize();
   std::vector<UttJob> batch;
   batch.reserve(batch_size);  // jobs must not move: they point into themselves
   auto flush = [&]() {
-    std::atomic<size_t> next(0);
-    auto work = [&]() {
-      for (size_t j = next++; j < batch.size(); j = next++)
-        ComputeUtterance(opts, nnet, priors, tool_opts.online_ivector_period,
-                         tool_opts.apply_exp, &compiler, &batch[j]);
-    };
-    std::vector<std::thread> threads;
-    for (int32 t = 1; t < num_threads && static_cast<size_t>(t) < batch.size();
-         t++)
-      threads.emplace_back(work);
-    work();
-    for (std::thread &th : threads) th.join();
+    RunOnThreads(threads.num_threads, batch.size(), [&](size_t j) {
+      ComputeUtterance(opts, nnet, priors, tool_opts.online_ivector_period,
+                       tool_opts.apply_exp, &compiler, &batch[j]);
+    });
     for (UttJob &job : batch) {
       if (job.error) std::rethrow_exception(job.error);
       matrix_writer.Write(job.utt, job.output);

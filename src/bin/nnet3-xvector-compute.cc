@@ -3,7 +3,12 @@
 // from chunks of the utterance's features, averaged with chunk-length
 // weights (nnet3/compute/xvector.h has the rules), as Kaldi's tool of the
 // same name does.
+#include <exception>
+#include <string>
+#include <vector>
+
 #include "bin/cli.h"
+#include "bin/utt-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "base/timer.h"
 #include "matrix/table-types.h"
@@ -15,6 +20,22 @@
 #include "util/table.h"
 
 namespace nnet3 {
+
+namespace {
+
+// One utterance on its way through the tool (its own copy of the features
+// when it waits for a batch of several).
+struct XvectorJob {
+  std::string utt;
+  const Matrix<BaseFloat> *features = nullptr;
+  Matrix<BaseFloat> own_features;
+  Vector<BaseFloat> xvector;
+  bool ok = false;
+  std::string why_not;
+  std::exception_ptr error;
+};
+
+}  // namespace
 
 int Nnet3XvectorCompute(int argc, char *argv[]) {
   const char *usage =
@@ -35,14 +56,17 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   CachingOptimizingCompilerOptions compiler_config;
   XvectorExtractionOptions xvector_opts;
   std::string use_gpu = "no";
+  UttThreadsOption threads;
   opts.Register(&po);
   compiler_config.Register(&po);
   po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   xvector_opts.Register(&po);
+  threads.Register(&po);
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   SelectGpuForTool(use_gpu);
   xvector_opts.Check();
+  threads.Resolve();
 
   std::string nnet_rxfilename = po.GetArg(1),
               feature_rspecifier = po.GetArg(2),
@@ -67,27 +91,53 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   BaseFloatVectorWriter vector_writer(vector_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
+  // Batches of utterances: computed on the threads, written in input order.
+  const size_t batch_size = threads.BatchSize();
+  std::vector<XvectorJob> batch;
+  batch.reserve(batch_size);
+  auto flush = [&]() {
+    RunOnThreads(threads.num_threads, batch.size(), [&](size_t j) {
+      XvectorJob &job = batch[j];
+      try {
+        try {
+          job.ok = computer.ComputeUtterance(*job.features, &job.xvector,
+                                             &job.why_not);
+        } catch (const UserError &e) {
+          NNET3_ERR << "Utterance " << job.utt << ": " << e.message();
+        }
+      } catch (...) {
+        job.error = std::current_exception();
+      }
+    });
+    for (XvectorJob &job : batch) {
+      if (job.error) std::rethrow_exception(job.error);
+      if (!job.ok) {
+        NNET3_WARN << "No x-vector for utterance " << job.utt << ": "
+                   << job.why_not;
+        num_fail++;
+        continue;
+      }
+      vector_writer.Write(job.utt, job.xvector);
+      frame_count += job.features->NumRows();
+      num_success++;
+    }
+    batch.clear();
+  };
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {
-    std::string utt = feature_reader.Key();
-    const Matrix<BaseFloat> &features = feature_reader.Value();
-    Vector<BaseFloat> xvector;
-    std::string why_not;
-    bool ok = false;
-    try {
-      ok = computer.ComputeUtterance(features, &xvector, &why_not);
-    } catch (const UserError &e) {
-      NNET3_ERR << "Utterance " << utt << ": " << e.message();
+    batch.emplace_back();
+    XvectorJob &job = batch.back();
+    job.utt = feature_reader.Key();
+    job.features = &feature_reader.Value();
+    // One thread computes the utterance before the reader moves on;
+    // several keep a copy until their batch is full.
+    if (batch_size > 1) {
+      job.own_features = *job.features;
+      job.features = &job.own_features;
     }
-    if (!ok) {
-      NNET3_WARN << "No x-vector for utterance " << utt << ": " << why_not;
-      num_fail++;
-      continue;
-    }
-    vector_writer.Write(utt, xvector);
-    frame_count += features.NumRows();
-    num_success++;
+    if (batch.size() >= batch_size) flush();
   }
+  flush();
   double elapsed = timer.Elapsed();
   NNET3_LOG << "Time taken " << elapsed
             << "s: real-time factor assuming 100 frames/sec is "

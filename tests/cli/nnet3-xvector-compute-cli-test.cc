@@ -10,7 +10,8 @@
 // options, outputs that cannot be computed, usage), with exit statuses. A
 // statistics-pooling network is checked against plain mean/stddev sums,
 // also on utterances long enough for --reuse-compilation's blocks (and
-// with it off).
+// with it off). --num-threads: several threads give the naive values and
+// the same bytes, warnings and order as one thread.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -183,6 +184,46 @@ TEST_F(XvectorCli, ChunksAreAveragedByLength) {
                     "--chunk-size=5 --min-chunk-size=2");
   // Long utterances in one chunk.
   CheckAgainstNaive({7, 3, 12}, -1, 2, true, "--min-chunk-size=2");
+}
+
+TEST_F(XvectorCli, SeveralThreadsGiveTheSameXvectorsInInputOrder) {
+  CheckAgainstNaive({7, 3, 12, 10, 1, 9, 4}, 5, 2, true,
+                    "--chunk-size=5 --min-chunk-size=2 --num-threads=3");
+  // Failing utterances in between: the same output bytes and the same
+  // warnings in the same order as one thread.
+  std::ostringstream feats;
+  for (int32 u = 0; u < 11; u++) {
+    if (u % 4 == 1) feats << "empty" << u << "  [ ]\n";
+    else AppendMatrix("utt" + std::to_string(u), Utterance(u, 3 + u, 4), &feats);
+  }
+  Write("feats.txt", feats.str());
+  std::string one, warnings_one;
+  for (const char *n : {"1", "3"}) {
+    CommandResult r = Run(std::string("nnet3-xvector-compute --num-threads=") +
+                          n + " --chunk-size=4 --min-chunk-size=3 "
+                          "--pad-input=false nnet.raw ark,t:feats.txt "
+                          "ark,t:out.txt");
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    std::string out = ReadFile(dir_.File("out.txt")), warnings;
+    std::istringstream lines(r.err);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("No x-vector") != std::string::npos) warnings += line + "\n";
+    EXPECT_NE(r.err.find("Done 8 utterances, failed for 3"), std::string::npos)
+        << r.err;
+    if (std::string(n) == "1") {
+      one = out;
+      warnings_one = warnings;
+      EXPECT_FALSE(one.empty());
+    } else {
+      EXPECT_EQ(out, one);
+      EXPECT_EQ(warnings, warnings_one);
+    }
+  }
+  CommandResult bad = Run("nnet3-xvector-compute --num-threads=-2 nnet.raw "
+                          "ark,t:feats.txt ark,t:out.txt");
+  EXPECT_NE(bad.exit_status, 0);
+  EXPECT_NE(bad.err.find("Invalid --num-threads=-2"), std::string::npos)
+      << bad.err;
 }
 
 TEST_F(XvectorCli, ShortChunksArePaddedOrSkipped) {

@@ -28,6 +28,7 @@
 #ifndef NNET3_NNET3_COMPUTE_XVECTOR_H_
 #define NNET3_NNET3_COMPUTE_XVECTOR_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -121,7 +122,7 @@ class XvectorPlan {
   // the constructor), 0 when it does not.
   int64 NumCompilations() const;
   double CompileSeconds() const;
-  int64 NumBlocksComputed() const { return num_blocks_; }
+  int64 NumBlocksComputed() const { return num_blocks_.load(); }
 
  private:
   // Sets why_not_ and returns false.
@@ -147,7 +148,7 @@ class XvectorPlan {
       segment_compiler_;
   std::shared_ptr<const NnetComputation> frame_computation_,
       segment_computation_;
-  int64 num_blocks_ = 0;
+  std::atomic<int64> num_blocks_{0};
 };
 
 // Extraction with the options above, reusing compilations through an
@@ -176,15 +177,16 @@ class XvectorComputer {
   // counts every compilation it ever made).
   int64 NumCompilations() const;
   double CompileSeconds() const;
-  int64 NumChunksThroughPlan() const { return chunks_through_plan_; }
-  int64 NumChunksOrdinary() const { return chunks_ordinary_; }
+  int64 NumChunksThroughPlan() const { return chunks_through_plan_.load(); }
+  int64 NumChunksOrdinary() const { return chunks_ordinary_.load(); }
 
  private:
   XvectorExtractionOptions opts_;
   const Nnet &nnet_;
   CachingOptimizingCompiler *compiler_;
   std::unique_ptr<XvectorPlan> plan_;
-  int64 chunks_through_plan_ = 0, chunks_ordinary_ = 0;
+  // Atomic: several threads may compute utterances with one computer.
+  std::atomic<int64> chunks_through_plan_{0}, chunks_ordinary_{0};
 };
 
 }  // namespace nnet3
