@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "bin/cli.h"
@@ -136,42 +137,35 @@ int Nnet3Compute(int argc, char *argv[]) {
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
-  // Batches of utterances: computed on num_threads threads, written in
-  // input order.
-  const size_t batch_size = threads.BatchSize();
-  std::vector<UttJob> batch;
-  batch.reserve(batch_size);  // jobs must not move: they point into themselves
-  auto flush = [&]() {
-    RunOnThreads(threads.num_threads, batch.size(), [&](size_t j) {
-      ComputeUtterance(opts, nnet, priors, tool_opts.online_ivector_period,
-                       tool_opts.apply_exp, &compiler, &batch[j]);
-    });
-    for (UttJob &job : batch) {
-      if (job.error) std::rethrow_exception(job.error);
-      matrix_writer.Write(job.utt, job.output);
-      frame_count += job.features->NumRows();
-      num_success++;
-    }
-    batch.clear();
-  };
+  // Utterances computed on the threads, written in input order.
+  InOrderRunner<UttJob> runner(
+      threads.num_threads, threads.Window(),
+      [&](UttJob *job) {
+        ComputeUtterance(opts, nnet, priors, tool_opts.online_ivector_period,
+                         tool_opts.apply_exp, &compiler, job);
+      },
+      [&](UttJob *job) {
+        if (job->error) std::rethrow_exception(job->error);
+        matrix_writer.Write(job->utt, job->output);
+        frame_count += job->features->NumRows();
+        num_success++;
+      });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {
-    batch.emplace_back();
-    UttJob &job = batch.back();
-    job.utt = feature_reader.Key();
-    job.features = &feature_reader.Value();
-    if (!inputs.Get(job.utt, *job.features, &job.ivector,
-                    &job.online_ivectors)) {
-      batch.pop_back();
+    std::unique_ptr<UttJob> job(new UttJob);
+    job->utt = feature_reader.Key();
+    job->features = &feature_reader.Value();
+    if (!inputs.Get(job->utt, *job->features, &job->ivector,
+                    &job->online_ivectors)) {
       num_fail++;
       continue;
     }
-    // One thread computes the utterance right away, before the readers move
-    // on; several keep copies until their batch is full.
-    if (batch_size > 1) job.CopyInputs();
-    if (batch.size() >= batch_size) flush();
+    // One thread computes the utterance inside Add, before the readers move
+    // on; several need the job to own its inputs.
+    if (runner.Threaded()) job->CopyInputs();
+    runner.Add(std::move(job));
   }
-  flush();
+  runner.Finish();
   double elapsed = timer.Elapsed();
   NNET3_LOG << "Time taken " << elapsed
             << "s: real-time factor assuming 100 frames/sec is "

@@ -4,6 +4,7 @@
 // weights (nnet3/compute/xvector.h has the rules), as Kaldi's tool of the
 // same name does.
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -91,53 +92,47 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   BaseFloatVectorWriter vector_writer(vector_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
-  // Batches of utterances: computed on the threads, written in input order.
-  const size_t batch_size = threads.BatchSize();
-  std::vector<XvectorJob> batch;
-  batch.reserve(batch_size);
-  auto flush = [&]() {
-    RunOnThreads(threads.num_threads, batch.size(), [&](size_t j) {
-      XvectorJob &job = batch[j];
-      try {
+  // Utterances computed on the threads, written in input order.
+  InOrderRunner<XvectorJob> runner(
+      threads.num_threads, threads.Window(),
+      [&](XvectorJob *job) {
         try {
-          job.ok = computer.ComputeUtterance(*job.features, &job.xvector,
-                                             &job.why_not);
-        } catch (const UserError &e) {
-          NNET3_ERR << "Utterance " << job.utt << ": " << e.message();
+          try {
+            job->ok = computer.ComputeUtterance(*job->features, &job->xvector,
+                                                &job->why_not);
+          } catch (const UserError &e) {
+            NNET3_ERR << "Utterance " << job->utt << ": " << e.message();
+          }
+        } catch (...) {
+          job->error = std::current_exception();
         }
-      } catch (...) {
-        job.error = std::current_exception();
-      }
-    });
-    for (XvectorJob &job : batch) {
-      if (job.error) std::rethrow_exception(job.error);
-      if (!job.ok) {
-        NNET3_WARN << "No x-vector for utterance " << job.utt << ": "
-                   << job.why_not;
-        num_fail++;
-        continue;
-      }
-      vector_writer.Write(job.utt, job.xvector);
-      frame_count += job.features->NumRows();
-      num_success++;
-    }
-    batch.clear();
-  };
+      },
+      [&](XvectorJob *job) {
+        if (job->error) std::rethrow_exception(job->error);
+        if (!job->ok) {
+          NNET3_WARN << "No x-vector for utterance " << job->utt << ": "
+                     << job->why_not;
+          num_fail++;
+          return;
+        }
+        vector_writer.Write(job->utt, job->xvector);
+        frame_count += job->features->NumRows();
+        num_success++;
+      });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {
-    batch.emplace_back();
-    XvectorJob &job = batch.back();
-    job.utt = feature_reader.Key();
-    job.features = &feature_reader.Value();
-    // One thread computes the utterance before the reader moves on;
-    // several keep a copy until their batch is full.
-    if (batch_size > 1) {
-      job.own_features = *job.features;
-      job.features = &job.own_features;
+    std::unique_ptr<XvectorJob> job(new XvectorJob);
+    job->utt = feature_reader.Key();
+    job->features = &feature_reader.Value();
+    // One thread computes the utterance inside Add, before the reader moves
+    // on; several need the job to own a copy.
+    if (runner.Threaded()) {
+      job->own_features = *job->features;
+      job->features = &job->own_features;
     }
-    if (batch.size() >= batch_size) flush();
+    runner.Add(std::move(job));
   }
-  flush();
+  runner.Finish();
   double elapsed = timer.Elapsed();
   NNET3_LOG << "Time taken " << elapsed
             << "s: real-time factor assuming 100 frames/sec is "

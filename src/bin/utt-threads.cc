@@ -2,10 +2,8 @@
 #include "bin/utt-threads.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <thread>
-#include <vector>
 
 #include "base/log.h"
 #include "cudamatrix/cu-backend.h"
@@ -45,19 +43,6 @@ void UttThreadsOption::Resolve() {
     num_threads = 1;
   }
   if (num_threads > 1 && !blas_threads_set) openblas_set_num_threads(1);
-}
-
-void RunOnThreads(int32 num_threads, size_t n,
-                  const std::function<void(size_t)> &job) {
-  std::atomic<size_t> next(0);
-  auto work = [&]() {
-    for (size_t j = next++; j < n; j = next++) job(j);
-  };
-  std::vector<std::thread> threads;
-  for (int32 t = 1; t < num_threads && static_cast<size_t>(t) < n; t++)
-    threads.emplace_back(work);
-  work();
-  for (std::thread &th : threads) th.join();
 }
 
 }  // namespace nnet3
