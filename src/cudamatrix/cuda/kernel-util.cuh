@@ -7,6 +7,8 @@
 //     int32 size works. A zero-size call launches nothing.
 //   BlockReduce: a block-wide reduction (warp shuffles, then one value per
 //     warp through shared memory); blockDim.x a multiple of 32, <= 1024.
+//   TileColumnSum: per-column sums for blocks of kColumnTile x kColumnTile
+//     threads, one block per kColumnTile columns.
 // All launches go to Stream() and are checked with NNET3_CUDA_CHECK_LAUNCH.
 #ifndef NNET3_CUDAMATRIX_CUDA_KERNEL_UTIL_CUH_
 #define NNET3_CUDAMATRIX_CUDA_KERNEL_UTIL_CUH_
@@ -164,6 +166,30 @@ __device__ T BlockAllReduce(T v, Op op, T identity, T *shared) {
   if (threadIdx.x == 0) shared[0] = v;
   __syncthreads();
   return shared[0];
+}
+
+constexpr int kColumnTile = 32;
+
+// For a block of kColumnTile x kColumnTile threads covering columns
+// blockIdx.x * kColumnTile + threadIdx.x: thread (x, y) sums term(r, c) over
+// rows r = y, y + kColumnTile, ... of its column c, and the threads with
+// y == 0 then add the kColumnTile partial sums in order and return the
+// column's total (the others, and columns past 'cols', return 0). Every
+// thread of the block must call it (it synchronizes the block).
+template <typename Real, typename Term>
+__device__ Real TileColumnSum(int32 rows, int32 cols, Term term) {
+  __shared__ Real partial[kColumnTile][kColumnTile + 1];
+  const int32 c = blockIdx.x * kColumnTile + threadIdx.x;
+  Real sum = 0;
+  if (c < cols)
+    for (int32 r = threadIdx.y; r < rows; r += blockDim.y) sum += term(r, c);
+  partial[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  Real total = 0;
+  if (threadIdx.y == 0 && c < cols)
+    for (int32 k = 0; k < static_cast<int32>(blockDim.y); k++)
+      total += partial[k][threadIdx.x];
+  return total;
 }
 
 }  // namespace internal

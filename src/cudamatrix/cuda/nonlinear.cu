@@ -200,31 +200,18 @@ void DiffNormalizePerRow(DevMat<Real> in_deriv, InMat<Real> in_value,
 
 namespace {
 
-constexpr int kDotTile = 32;
-
-// One block of 32 x 32 threads per 32 columns: thread (x, y) sums the
-// products of rows y, y + 32, ... of column x, and row 0 of the threads
-// adds the 32 partial sums in order. (One thread per column, looping over
-// every row, left most of the GPU idle: 1024 columns of 2048 rows took
-// about 0.6 ms.)
+// One block of kColumnTile x kColumnTile threads per kColumnTile columns
+// (internal::TileColumnSum). One thread per column, looping over every row,
+// left most of the GPU idle: 1024 columns of 2048 rows took about 0.6 ms.
 template <typename Real>
 __global__ void ColumnDotProductsKernel(DevVec<Real> v, Real alpha,
                                         DevMat<const Real> A,
                                         DevMat<const Real> B) {
-  __shared__ Real partial[kDotTile][kDotTile + 1];
-  const int32 c = blockIdx.x * kDotTile + threadIdx.x;
-  Real sum = 0;
-  if (c < A.cols)
-    for (int32 r = threadIdx.y; r < A.rows; r += blockDim.y)
-      sum += A(r, c) * B(r, c);
-  partial[threadIdx.y][threadIdx.x] = sum;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < A.cols) {
-    Real total = 0;
-    for (int32 k = 0; k < static_cast<int32>(blockDim.y); k++)
-      total += partial[k][threadIdx.x];
-    v[c] = alpha * total;
-  }
+  const int32 c = blockIdx.x * internal::kColumnTile + threadIdx.x;
+  Real total = internal::TileColumnSum<Real>(
+      A.rows, A.cols,
+      [&](int32 r, int32 col) { return A(r, col) * B(r, col); });
+  if (threadIdx.y == 0 && c < A.cols) v[c] = alpha * total;
 }
 
 }  // namespace
@@ -234,8 +221,8 @@ void ColumnDotProducts(DevVec<Real> v, Scalar<Real> alpha, InMat<Real> A,
                        InMat<Real> B) {
   NNET3_ASSERT(SameDim(A, B) && v.dim == A.cols);
   if (v.dim == 0) return;
-  dim3 block(kDotTile, kDotTile);
-  dim3 grid((A.cols + kDotTile - 1) / kDotTile);
+  dim3 block(internal::kColumnTile, internal::kColumnTile);
+  dim3 grid((A.cols + internal::kColumnTile - 1) / internal::kColumnTile);
   ColumnDotProductsKernel<<<grid, block, 0, Stream()>>>(v, Real(alpha), A, B);
   NNET3_CUDA_CHECK_LAUNCH();
 }

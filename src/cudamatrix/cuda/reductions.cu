@@ -232,26 +232,18 @@ Real VecNorm(DevVec<const Real> v, Real p) {
 
 namespace {
 
-constexpr int kColSumTile = 32;
+using internal::kColumnTile;
+using internal::TileColumnSum;
 
-// One block of 32 x 32 threads per 32 columns: thread (x, y) sums rows
-// y, y + 32, ... of column x of the tile; row 0 of threads adds the 32
-// partial sums in order.
+// One block of kColumnTile x kColumnTile threads per kColumnTile columns
+// (TileColumnSum).
 template <typename Real>
 __global__ void AddRowSumMatKernel(DevVec<Real> v, Real alpha,
                                    DevMat<const Real> M, Real beta) {
-  __shared__ Real partial[kColSumTile][kColSumTile + 1];
-  int32 c = blockIdx.x * kColSumTile + threadIdx.x;
-  Real sum = 0;
-  if (c < M.cols)
-    for (int32 r = threadIdx.y; r < M.rows; r += blockDim.y)
-      sum += alpha * M(r, c);
-  partial[threadIdx.y][threadIdx.x] = sum;
-  __syncthreads();
+  const int32 c = blockIdx.x * kColumnTile + threadIdx.x;
+  Real total = TileColumnSum<Real>(
+      M.rows, M.cols, [&](int32 r, int32 col) { return alpha * M(r, col); });
   if (threadIdx.y == 0 && c < M.cols) {
-    Real total = 0;
-    for (int32 k = 0; k < static_cast<int32>(blockDim.y); k++)
-      total += partial[k][threadIdx.x];
     Real old = beta == Real(0) ? Real(0)
                : beta == Real(1) ? v[c] : beta * v[c];
     v[c] = old + total;
@@ -285,8 +277,8 @@ void AddRowSumMat(DevVec<Real> v, Scalar<Real> alpha, InMat<Real> M,
                   Scalar<Real> beta) {
   NNET3_ASSERT(v.dim == M.cols);
   if (v.dim == 0) return;
-  dim3 block(kColSumTile, kColSumTile);
-  dim3 grid((M.cols + kColSumTile - 1) / kColSumTile);
+  dim3 block(kColumnTile, kColumnTile);
+  dim3 grid((M.cols + kColumnTile - 1) / kColumnTile);
   AddRowSumMatKernel<<<grid, block, 0, Stream()>>>(v, Real(alpha), M,
                                                    Real(beta));
   NNET3_CUDA_CHECK_LAUNCH();
