@@ -36,7 +36,7 @@
 #include <thread>
 #include <vector>
 
-#include "base/profile.h"
+#include "bench-profile.h"
 #include "base/timer.h"
 #include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-device.h"
@@ -360,25 +360,10 @@ int Main(int argc, char *argv[]) {
     CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                        opts.compiler_config);
     RunInference(nnet, opts, utts, &compiler);  // compile outside the profile
-    // On the GPU a second pass synchronises the device at every scope
-    // boundary, so that each category is charged the device work it queued.
-    int32 passes = cu_backend::OnDevice() ? 2 : 1;
-    for (int32 pass = 0; pass < passes; pass++) {
-      Profiler profiler;
-      if (pass == 1) profiler.SetBoundarySync(&cu_backend::Synchronize);
-      {
-        ProfilerActivation active(&profiler);
-        ProfileScope rest("decodable: chunking, output rows");
-        RunInference(nnet, opts, utts, &compiler);
-        cu_backend::Synchronize();
-      }
-      std::ostringstream os;
-      profiler.PrintTable(os, pass == 0 ? "  profile of one more large-chunk "
-                                          "pass (exclusive times):"
-                                        : "  the same, synchronising the "
-                                          "device at every scope boundary:");
-      printf("%s", os.str().c_str());
-    }
+    PrintProfilePasses(
+        "  profile of one more large-chunk pass (exclusive times):",
+        "decodable: chunking, output rows", []() {},
+        [&]() { RunInference(nnet, opts, utts, &compiler); });
   }
 
   if (inference_only) return 0;

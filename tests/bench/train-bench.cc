@@ -21,12 +21,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/log.h"
-#include "base/profile.h"
+#include "bench-profile.h"
 #include "base/timer.h"
 #include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-device.h"
@@ -201,33 +202,23 @@ int Main(int argc, char *argv[]) {
          frames_per_pass / best_gemm, flops * num_minibatches / best_gemm / 1e9);
   printf("  ratio training / GEMM-only: %.3f\n", best_train / best_gemm);
   if (profile) {
-    // On the GPU the pass runs twice: first as it normally runs (host time:
-    // launches, and the waits where the host reads device results), then
-    // with a device synchronisation at every scope boundary (each category
-    // charged the device work it queued).
-    int32 passes = cu_backend::OnDevice() ? 2 : 1;
-    for (int32 pass = 0; pass < passes; pass++) {
-      Nnet model(nnet);
-      NnetTrainer trainer(opts, &model);
-      for (int32 w = 0; w < warmup; w++)
-        trainer.Train(minibatches[w % minibatches.size()]);
-      Profiler profiler;
-      if (pass == 1) profiler.SetBoundarySync(&cu_backend::Synchronize);
-      SetVerboseLevel(-1);
-      {
-        ProfilerActivation active(&profiler);
-        ProfileScope rest("trainer outside the computation");
-        for (const NnetExample &eg : minibatches) trainer.Train(eg);
-        cu_backend::Synchronize();
-      }
-      SetVerboseLevel(0);
-      std::ostringstream os;
-      profiler.PrintTable(os, pass == 0 ? "  profile of one more pass "
-                                          "(exclusive times):"
-                                        : "  the same, synchronising the "
-                                          "device at every scope boundary:");
-      printf("%s", os.str().c_str());
-    }
+    std::unique_ptr<Nnet> model;
+    std::unique_ptr<NnetTrainer> trainer;
+    PrintProfilePasses(
+        "  profile of one more pass (exclusive times):",
+        "trainer outside the computation",
+        [&]() {
+          trainer.reset();
+          model.reset(new Nnet(nnet));
+          trainer.reset(new NnetTrainer(opts, model.get()));
+          for (int32 w = 0; w < warmup; w++)
+            trainer->Train(minibatches[w % minibatches.size()]);
+          SetVerboseLevel(-1);
+        },
+        [&]() {
+          for (const NnetExample &eg : minibatches) trainer->Train(eg);
+        });
+    SetVerboseLevel(0);
   }
   return 0;
 }
