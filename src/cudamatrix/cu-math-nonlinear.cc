@@ -221,10 +221,13 @@ void ColumnDotProducts(Real alpha, const CuMatrixBase<Real> &A,
   const int32 cols = a.NumCols();
   std::vector<Real> sum(cols, Real(0));
   Real *s = sum.data();
-  for (int32 i = 0; i < a.NumRows(); i++) {
-    const Real *ar = a.RowData(i), *br = b.RowData(i);
-    for (int32 c = 0; c < cols; c++) s[c] += ar[c] * br[c];
-  }
+  // Blocks of columns on the row threads (each column keeps its order).
+  ForRowBlocks(cols, a.NumRows(), [&](MatrixIndexT c0, MatrixIndexT c1) {
+    for (int32 i = 0; i < a.NumRows(); i++) {
+      const Real *ar = a.RowData(i), *br = b.RowData(i);
+      for (int32 c = c0; c < c1; c++) s[c] += ar[c] * br[c];
+    }
+  });
   for (int32 c = 0; c < cols; c++) out(c) = alpha * s[c];
 }
 

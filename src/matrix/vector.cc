@@ -12,6 +12,7 @@
 #include "matrix/exp-kernel.h"
 #include "matrix/host-memory.h"
 #include "matrix/matrix.h"
+#include "matrix/row-threads.h"
 
 namespace nnet3 {
 
@@ -407,10 +408,15 @@ void VectorBase<Real>::AddRowSumMat(Real alpha, const MatrixBase<Real> &M,
   NNET3_ASSERT(dim_ == M.NumCols());
   if (beta == 0.0) SetZero();
   else if (beta != 1.0) Scale(beta);
-  for (MatrixIndexT r = 0; r < M.NumRows(); r++) {
-    const Real *row = M.RowData(r);
-    for (MatrixIndexT c = 0; c < dim_; c++) data_[c] += alpha * row[c];
-  }
+  // Blocks of columns on the row threads: each column still takes its rows
+  // in order, so the sums are the same bits for any thread count.
+  Real *data = data_;
+  ForRowBlocks(dim_, M.NumRows(), [&](MatrixIndexT c0, MatrixIndexT c1) {
+    for (MatrixIndexT r = 0; r < M.NumRows(); r++) {
+      const Real *row = M.RowData(r);
+      for (MatrixIndexT c = c0; c < c1; c++) data[c] += alpha * row[c];
+    }
+  });
 }
 
 template <typename Real>
@@ -441,11 +447,15 @@ void VectorBase<Real>::AddDiagMat2(Real alpha, const MatrixBase<Real> &M,
     NNET3_ASSERT(dim_ == M.NumCols());
     if (beta == 0.0) SetZero();
     else if (beta != 1.0) Scale(beta);
-    for (MatrixIndexT r = 0; r < M.NumRows(); r++) {
-      const Real *row = M.RowData(r);
-      for (MatrixIndexT c = 0; c < dim_; c++)
-        data_[c] += alpha * row[c] * row[c];
-    }
+    // Column blocks on the row threads, as in AddRowSumMat.
+    Real *data = data_;
+    ForRowBlocks(dim_, M.NumRows(), [&](MatrixIndexT c0, MatrixIndexT c1) {
+      for (MatrixIndexT r = 0; r < M.NumRows(); r++) {
+        const Real *row = M.RowData(r);
+        for (MatrixIndexT c = c0; c < c1; c++)
+          data[c] += alpha * row[c] * row[c];
+      }
+    });
   }
 }
 

@@ -128,6 +128,24 @@ TEST(RowThreads, OperationsGiveTheSameBitsForAnyThreadCount) {
                    [&](Matrix<float> *m) { m->LogSoftMaxPerRow(other); });
     ExpectSameBits("LogSoftMaxPerRow in place", start, threads,
                    [&](Matrix<float> *m) { m->LogSoftMaxPerRow(*m); });
+    // Column reductions, cut into blocks of columns: the results go to
+    // row 0 (beta 0 and 1), and once into a row of the matrix summed.
+    ExpectSameBits("AddRowSumMat", start, threads, [&](Matrix<float> *m) {
+      SubVector<float> row0(*m, 0);
+      row0.AddRowSumMat(0.7f, other, 0.0f);
+      SubVector<float> row1(*m, 1);
+      row1.AddRowSumMat(-0.3f, other, 1.0f);
+    });
+    ExpectSameBits("AddRowSumMat into a row of itself", start, threads,
+                   [&](Matrix<float> *m) {
+                     SubVector<float> row(*m, 7);
+                     row.AddRowSumMat(1.0f, *m, 1.0f);
+                   });
+    ExpectSameBits("AddDiagMat2 kTrans", start, threads,
+                   [&](Matrix<float> *m) {
+                     SubVector<float> row0(*m, 0);
+                     row0.AddDiagMat2(0.5f, other, kTrans, 0.25f);
+                   });
   }
 }
 
