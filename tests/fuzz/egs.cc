@@ -26,20 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const NnetExample &eg = reader.Value();
       GetNnetExampleSize(eg);
       const int32 num_n = GetNumNvalues(eg.io);
-      std::ostringstream os;
-      eg.Write(os, true);
       NnetExample copy;
-      try {
-        std::istringstream is(os.str());
-        copy.Read(is, true);
-      } catch (const UserError &e) {
-        fuzz::Fail("egs", std::string("an example we wrote does not read "
-                                      "back: ") + e.what());
-      }
-      std::ostringstream again;
-      copy.Write(again, true);
-      if (again.str() != os.str())
-        fuzz::Fail("egs", "binary write-read-write changed the bytes");
+      fuzz::CheckBinaryRoundTrip("egs", "an example", eg, &copy);
       if (eg.io.empty() || num_n != 1) continue;  // merge single examples
       NnetExample merged;
       MergeExamples({eg, copy}, (size & 1) != 0, &merged);

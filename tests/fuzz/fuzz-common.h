@@ -23,7 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <sstream>
 #include <string>
+
+#include "base/log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -79,6 +82,28 @@ class ScopedQuiet {
   int old_cwd_fd_;
   std::streambuf *old_cerr_;
 };
+
+// Writes 'object' in binary, reads that into *copy and writes *copy again:
+// a UserError on reading, or different bytes the second time, is a
+// failure of 'target' ('what' names the object in the message). T has
+// Kaldi's Write(os, binary) and Read(is, binary).
+template <typename T>
+void CheckBinaryRoundTrip(const char *target, const char *what,
+                          const T &object, T *copy) {
+  std::ostringstream os;
+  object.Write(os, true);
+  try {
+    std::istringstream is(os.str());
+    copy->Read(is, true);
+  } catch (const UserError &e) {
+    Fail(target, std::string(what) + " we wrote does not read back: " +
+                     e.what());
+  }
+  std::ostringstream again;
+  copy->Write(again, true);
+  if (again.str() != os.str())
+    Fail(target, "binary write-read-write changed the bytes");
+}
 
 // True if text contains c (used to refuse pipes and paths).
 inline bool Contains(const std::string &text, char c) {

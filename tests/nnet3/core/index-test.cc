@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "nnet3/core/index.h"
 
@@ -81,6 +83,32 @@ TEST(Index, TruncatedVectorIsAnError) {
   EXPECT_THROW(ReadIndexVector(is, true, &back), UserError);
 }
 
+// Writes v in binary with 'write', reads it back with 'read' and expects
+// the same vector.
+template <typename T, typename Write, typename Read>
+void ExpectBinaryRoundTrip(const std::vector<T> &v, Write write, Read read) {
+  std::ostringstream os;
+  write(os, v);
+  std::istringstream is(os.str());
+  std::vector<T> back;
+  read(is, &back);
+  EXPECT_EQ(back, v);
+}
+
+// Expects 'read' to refuse 'bytes' with the int32 range error.
+template <typename Read>
+void ExpectOutOfInt32Range(const std::string &bytes, Read read,
+                           const std::string &what) {
+  std::istringstream bad(bytes);
+  try {
+    read(bad);
+    FAIL() << what;
+  } catch (const UserError &e) {
+    EXPECT_NE(e.message().find("outside the int32 range"), std::string::npos)
+        << what << ": " << e.message();
+  }
+}
+
 // Found by UndefinedBehaviorSanitizer: the differences of extreme t values
 // (kNoTime next to an ordinary t) overflowed int32 when written, and a
 // one-byte step past INT32_MAX overflowed when read.
@@ -88,24 +116,22 @@ TEST(Index, ExtremeTimesRoundTripAndOverflowingStepsAreErrors) {
   std::vector<Index> v = {Index(0, kNoTime), Index(0, 2), Index(0, kNoTime),
                           Index(0, std::numeric_limits<int32>::max()),
                           Index(0, std::numeric_limits<int32>::max() - 1)};
-  std::ostringstream os;
-  WriteIndexVector(os, true, v);
-  std::istringstream is(os.str());
-  std::vector<Index> back;
-  ReadIndexVector(is, true, &back);
-  EXPECT_EQ(back, v);
+  ExpectBinaryRoundTrip(
+      v, [](std::ostream &os, const std::vector<Index> &x) {
+        WriteIndexVector(os, true, x);
+      },
+      [](std::istream &is, std::vector<Index> *x) {
+        ReadIndexVector(is, true, x);
+      });
 
   std::string overflow = "<I1V> " + Int32Bytes(2);
   overflow += static_cast<char>(127) + Int32Bytes(0) +
               Int32Bytes(std::numeric_limits<int32>::max()) + Int32Bytes(0);
   overflow += static_cast<char>(1);
-  std::istringstream bad(overflow);
-  try {
-    ReadIndexVector(bad, true, &back);
-    FAIL();
-  } catch (const UserError &e) {
-    EXPECT_NE(e.message().find("outside the int32 range"), std::string::npos);
-  }
+  std::vector<Index> back;
+  ExpectOutOfInt32Range(
+      overflow, [&](std::istream &is) { ReadIndexVector(is, true, &back); },
+      "t step past INT32_MAX");
 }
 
 // Found by fuzzing (tests/data/fuzz/computation-cache): a Cindex vector's
@@ -115,27 +141,24 @@ TEST(Index, CindexStepsPastTheInt32RangeAreErrors) {
   std::vector<Cindex> v = {Cindex(3, Index(kMax - 1, kMax - 1, 0)),
                            Cindex(3, Index(kMax, kMax - 1, 0)),
                            Cindex(3, Index(kMax, kMax, 0))};
-  std::ostringstream os;
-  WriteCindexVector(os, true, v);
-  std::istringstream is(os.str());
-  std::vector<Cindex> back;
-  ReadCindexVector(is, true, &back);
-  EXPECT_EQ(back, v);
+  ExpectBinaryRoundTrip(
+      v, [](std::ostream &os, const std::vector<Cindex> &x) {
+        WriteCindexVector(os, true, x);
+      },
+      [](std::istream &is, std::vector<Cindex> *x) {
+        ReadCindexVector(is, true, x);
+      });
 
   // Element 0 written in full (n = t = INT32_MAX), then one step each.
   std::string head = "<I1V> " + Int32Bytes(2) + "|" + Int32Bytes(3) +
                      static_cast<char>(127) + Int32Bytes(kMax) +
                      Int32Bytes(kMax) + Int32Bytes(0);
-  for (char step : {static_cast<char>(126), static_cast<char>(1)}) {
-    std::istringstream bad(head + step);
-    try {
-      ReadCindexVector(bad, true, &back);
-      FAIL() << "step " << int(step);
-    } catch (const UserError &e) {
-      EXPECT_NE(e.message().find("outside the int32 range"),
-                std::string::npos) << e.message();
-    }
-  }
+  std::vector<Cindex> back;
+  for (char step : {static_cast<char>(126), static_cast<char>(1)})
+    ExpectOutOfInt32Range(
+        head + step,
+        [&](std::istream &is) { ReadCindexVector(is, true, &back); },
+        "step " + std::to_string(int(step)));
 }
 
 }  // namespace
