@@ -8,10 +8,8 @@
 // one thread.
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <exception>
 #include <memory>
-#include <vector>
 
 #include "bin/cli.h"
 #include "bin/inference-tool.h"
