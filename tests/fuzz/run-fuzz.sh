@@ -10,6 +10,8 @@
 # the script exit non-zero after the remaining targets ran. Copy such a file
 # into tests/data/fuzz/TARGET/ once the bug is fixed, so that the replay
 # test keeps checking it. Full libFuzzer output: $FUZZ_WORK/TARGET/log.
+# FUZZ_MAX_RUNS=N also stops each target after N executions (the
+# campaign's "10 million executions or 2 hours, whichever comes first").
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 if [[ $# -lt 2 ]]; then
@@ -51,7 +53,8 @@ for target in "${targets[@]}"; do
   ASAN_OPTIONS="$asan:detect_leaks=1" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     "$binary" "$dir/corpus" "$root/tests/data/fuzz/$target" \
-      -max_total_time="$seconds" -rss_limit_mb=2048 "${limits[@]}" \
+      -max_total_time="$seconds" ${FUZZ_MAX_RUNS:+-runs=$FUZZ_MAX_RUNS} \
+      -rss_limit_mb=2048 "${limits[@]}" \
       -timeout=30 -print_final_stats=1 -artifact_prefix="$dir/" \
       >"$dir/log" 2>&1
   rc=$?
