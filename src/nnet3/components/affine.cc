@@ -60,8 +60,8 @@ AffineComponent::AffineComponent(const AffineComponent &other)
 void AffineComponent::Init(int32 input_dim, int32 output_dim,
                            BaseFloat param_stddev, BaseFloat bias_stddev,
                            BaseFloat bias_mean) {
-  if (input_dim <= 0 || output_dim <= 0 || param_stddev < 0.0 ||
-      bias_stddev < 0.0)
+  if (input_dim <= 0 || output_dim <= 0 || !(param_stddev >= 0.0) ||
+      !(bias_stddev >= 0.0))
     NNET3_ERR << Type() << ": invalid input-dim=" << input_dim
               << ", output-dim=" << output_dim << ", param-stddev="
               << param_stddev << " or bias-stddev=" << bias_stddev;
@@ -502,7 +502,7 @@ void LinearComponent::InitFromConfig(ConfigLine *cfl) {
     BaseFloat param_stddev =
         1.0 / std::sqrt(static_cast<BaseFloat>(input_dim));
     cfl->GetValue("param-stddev", &param_stddev);
-    if (param_stddev < 0.0)
+    if (!(param_stddev >= 0.0))
       NNET3_ERR << Type() << ": invalid param-stddev=" << param_stddev;
     params_.Resize(output_dim, input_dim);
     params_.SetRandn();

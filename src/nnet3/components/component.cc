@@ -128,8 +128,8 @@ void UpdatableComponent::InitLearningRatesFromConfig(ConfigLine *cfl) {
   cfl->GetValue("max-change", &max_change_);
   l2_regularize_ = 0.0;
   cfl->GetValue("l2-regularize", &l2_regularize_);
-  if (learning_rate_ < 0.0 || learning_rate_factor_ < 0.0 ||
-      max_change_ < 0.0 || l2_regularize_ < 0.0)
+  if (!(learning_rate_ >= 0.0) || !(learning_rate_factor_ >= 0.0) ||
+      !(max_change_ >= 0.0) || !(l2_regularize_ >= 0.0))
     NNET3_ERR << "Negative learning-rate, learning-rate-factor, max-change "
                  "or l2-regularize in config line: " << cfl->WholeLine();
 }

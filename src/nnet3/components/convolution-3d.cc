@@ -122,7 +122,7 @@ void ConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
     BaseFloat bias_stddev = 1.0;
     cfl->GetValue("param-stddev", &param_stddev);
     cfl->GetValue("bias-stddev", &bias_stddev);
-    if (param_stddev < 0.0 || bias_stddev < 0.0)
+    if (!(param_stddev >= 0.0) || !(bias_stddev >= 0.0))
       NNET3_ERR << Type() << ": negative param-stddev=" << param_stddev
                 << " or bias-stddev=" << bias_stddev;
     filter_params_.Resize(num_filters, filter_dim);

@@ -96,8 +96,8 @@ void GeneralDropoutComponent::InitFromConfig(ConfigLine *cfl) {
     NNET3_ERR << Type() << ": dropout-proportion=" << dropout_proportion_
               << " is not in [0, 1]";
   if (specaugment_max_proportion_ != 0.0 &&
-      (specaugment_max_proportion_ < 0.0 ||
-       specaugment_max_proportion_ > 1.0 || continuous_ ||
+      (!(specaugment_max_proportion_ > 0.0 &&
+         specaugment_max_proportion_ <= 1.0) || continuous_ ||
        specaugment_max_regions_ < 1))
     NNET3_ERR << Type() << ": specaugment-max-proportion="
               << specaugment_max_proportion_

@@ -481,7 +481,7 @@ void DropoutComponent::InitFromConfig(ConfigLine *cfl) {
   if (!have_proportion)
     NNET3_ERR << "DropoutComponent needs dropout-proportion=...: "
               << cfl->WholeLine();
-  if (dropout_proportion_ < 0.0 || dropout_proportion_ > 1.0)
+  if (!(dropout_proportion_ >= 0.0 && dropout_proportion_ <= 1.0))
     NNET3_ERR << "DropoutComponent: dropout-proportion="
               << dropout_proportion_ << " is not in [0, 1]";
 }

@@ -71,7 +71,7 @@ PerElementScaleComponent::PerElementScaleComponent(
 
 void PerElementScaleComponent::Init(int32 dim, BaseFloat param_mean,
                                     BaseFloat param_stddev) {
-  if (dim <= 0 || param_stddev < 0.0)
+  if (dim <= 0 || !(param_stddev >= 0.0))
     NNET3_ERR << Type() << ": invalid dim=" << dim << " or param-stddev="
               << param_stddev;
   scales_.Resize(dim);
@@ -251,8 +251,8 @@ void NaturalGradientPerElementScaleComponent::InitFromConfig(ConfigLine *cfl) {
     CheckNoUnusedValues(*cfl, *this);
     Init(dim, param_mean, param_stddev);
   }
-  if (rank_ <= 0 || update_period_ <= 0 || num_samples_history_ <= 0.0 ||
-      alpha_ < 0.0)
+  if (rank_ <= 0 || update_period_ <= 0 || !(num_samples_history_ > 0.0) ||
+      !(alpha_ >= 0.0))
     NNET3_ERR << Type() << ": invalid rank, update-period, "
               << "num-samples-history or alpha in: " << cfl->WholeLine();
   ConfigurePreconditioner();
@@ -367,7 +367,7 @@ void PerElementOffsetComponent::InitFromConfig(ConfigLine *cfl) {
     if (block_dim <= 0 || dim_ % block_dim != 0)
       NNET3_ERR << Type() << ": invalid value block-dim=" << block_dim
                 << " (must divide dim=" << dim_ << ")";
-    if (param_stddev < 0.0)
+    if (!(param_stddev >= 0.0))
       NNET3_ERR << Type() << ": invalid param-stddev=" << param_stddev;
     offsets_.Resize(block_dim);
     offsets_.SetRandn();

@@ -74,7 +74,7 @@ void GetBlockDims(const std::string &type, const std::string &count_name,
 void RandomInit(const std::string &type, BaseFloat param_stddev,
                 BaseFloat bias_stddev, BaseFloat bias_mean,
                 CuMatrix<BaseFloat> *linear, CuVector<BaseFloat> *bias) {
-  if (param_stddev < 0.0 || bias_stddev < 0.0)
+  if (!(param_stddev >= 0.0) || !(bias_stddev >= 0.0))
     NNET3_ERR << type << ": negative param-stddev=" << param_stddev
               << " or bias-stddev=" << bias_stddev;
   linear->SetRandn();

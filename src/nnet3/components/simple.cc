@@ -185,9 +185,9 @@ void ClipGradientComponent::InitFromConfig(ConfigLine *cfl) {
   cfl->GetValue("self-repair-target", &self_repair_target);
   cfl->GetValue("self-repair-scale", &self_repair_scale);
   CheckNoUnusedValues(*cfl, *this);
-  if (clipping_threshold < 0 || dim <= 0 ||
-      self_repair_clipped_proportion_threshold < 0.0 ||
-      self_repair_target < 0.0 || self_repair_scale < 0.0)
+  if (!(clipping_threshold >= 0) || dim <= 0 ||
+      !(self_repair_clipped_proportion_threshold >= 0.0) ||
+      !(self_repair_target >= 0.0) || !(self_repair_scale >= 0.0))
     NNET3_ERR << Type() << ": invalid value in config line (negative "
               << "threshold/target/scale or dim <= 0): " << cfl->WholeLine();
   dim_ = dim;

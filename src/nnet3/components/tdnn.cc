@@ -146,9 +146,12 @@ void TdnnComponent::InitFromConfig(ConfigLine *cfl) {
   cfl->GetValue("use-bias", &use_bias);
   orthonormal_constraint_ = 0.0;
   cfl->GetValue("orthonormal-constraint", &orthonormal_constraint_);
+  // Negative (the default) asks for the default scale; NaN is an error.
+  if (std::isnan(param_stddev))
+    NNET3_ERR << type << ": invalid param-stddev=" << param_stddev;
   if (param_stddev < 0.0)
     param_stddev = 1.0 / std::sqrt(static_cast<BaseFloat>(spliced_dim));
-  if (bias_stddev < 0.0)
+  if (!(bias_stddev >= 0.0))
     NNET3_ERR << type << ": invalid bias-stddev=" << bias_stddev;
 
   linear_params_.Resize(output_dim, spliced_dim);

@@ -208,10 +208,13 @@ void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
   cfl->GetValue("param-stddev", &param_stddev);
   cfl->GetValue("bias-stddev", &bias_stddev);
   cfl->GetValue("init-unit", &init_unit);
+  // Negative (the default) asks for the default scale; NaN is an error.
+  if (std::isnan(param_stddev))
+    NNET3_ERR << type << ": invalid param-stddev=" << param_stddev;
   if (param_stddev < 0.0)
     param_stddev = 1.0 / std::sqrt(static_cast<BaseFloat>(
                              model_.num_filters_in * model_.offsets.size()));
-  if (bias_stddev < 0.0)
+  if (!(bias_stddev >= 0.0))
     NNET3_ERR << type << ": bias-stddev=" << bias_stddev
               << " must not be negative";
   linear_params_.Resize(model_.ParamRows(), model_.ParamCols());
@@ -245,9 +248,9 @@ void TimeHeightConvolutionComponent::InitFromConfig(ConfigLine *cfl) {
   if (!(num_minibatches_history > 1.0))
     NNET3_ERR << type << ": num-minibatches-history="
               << num_minibatches_history << " must be greater than 1";
-  if (alpha_in < 0.0 || alpha_out < 0.0)
+  if (!(alpha_in >= 0.0 && alpha_out >= 0.0))  // NaN fails too
     NNET3_ERR << type << ": alpha-in=" << alpha_in << " and alpha-out="
-              << alpha_out << " must not be negative";
+              << alpha_out << " must be numbers >= 0";
   preconditioner_in_ = OnlineNaturalGradient();
   preconditioner_out_ = OnlineNaturalGradient();
   preconditioner_in_.SetRank(rank_in);
@@ -485,8 +488,8 @@ void TimeHeightConvolutionComponent::Read(std::istream &is, bool binary) {
   ExpectToken(is, binary, "<RankInOut>");
   ReadBasicType(is, binary, &rank_in);
   ReadBasicType(is, binary, &rank_out);
-  if (!(history > 1.0) || alpha_in < 0.0 || alpha_out < 0.0 || rank_in <= 0 ||
-      rank_out <= 0 || !(max_memory_mb_ > 0.0))
+  if (!(history > 1.0) || !(alpha_in >= 0.0) || !(alpha_out >= 0.0) ||
+      rank_in <= 0 || rank_out <= 0 || !(max_memory_mb_ > 0.0))
     NNET3_ERR << Type() << ": bad natural-gradient or memory options "
               << "(num-minibatches-history " << history << ", alpha "
               << alpha_in << "/" << alpha_out << ", rank " << rank_in << "/"

@@ -10,6 +10,7 @@
 // precomputed-indexes I/O round trips; Info(); config errors.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -437,6 +438,31 @@ TEST(ConvolutionIo, ModelWriteRead) {
   EXPECT_THROW(m.Read(bad, false), UserError);
 }
 
+TEST(ConvolutionIo, ANaNAlphaInAModelIsAReadError) {
+  // Kaldi's text form has no NaN; in binary form a float is a size byte
+  // (4) and four bytes, so the first alpha after the token is patched.
+  std::unique_ptr<Conv> c = MakeConv(kPlain);
+  std::ostringstream os;
+  c->Write(os, true);
+  std::string bytes = os.str();
+  const std::string token = "<AlphaInOut> ";
+  size_t pos = bytes.find(token);
+  ASSERT_NE(pos, std::string::npos);
+  pos += token.size();
+  ASSERT_EQ(bytes[pos], 4);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  bytes.replace(pos + 1, 4, reinterpret_cast<const char *>(&nan), 4);
+  Conv d;
+  std::istringstream is(bytes);
+  try {
+    d.Read(is, true);
+    ADD_FAILURE() << "read a NaN alpha";
+  } catch (const UserError &e) {
+    EXPECT_NE(std::string(e.what()).find("alpha nan"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ConvolutionIo, PrecomputedIndexesRoundTrip) {
   std::unique_ptr<Conv> c = MakeConv(kPadded3x3);
   RandomSource rs(41);
@@ -548,6 +574,15 @@ TEST(ConvolutionConfig, ErrorsNameTheProblem) {
       type, "num-filters-in=1 num-filters-out=1 height-in=4 height-out=4 "
             "height-offsets=0 time-offsets=0 bogus=3"));
   EXPECT_NE(e.find("bogus"), std::string::npos) << e;
+  // A NaN or negative alpha is an error, not a failed assertion in the
+  // preconditioner (found by the nnet-config fuzz target).
+  for (const char *alpha : {"alpha-out=nan", "alpha-in=-1", "alpha-in=nan"}) {
+    e = one_line(ConfigError(
+        type, std::string("num-filters-in=1 num-filters-out=1 height-in=4 "
+                          "height-out=4 height-offsets=0 time-offsets=0 ") +
+                  alpha));
+    EXPECT_NE(e.find("alpha-in="), std::string::npos) << e;
+  }
 }
 
 TEST(ConvolutionIndexes, ComputabilityFollowsRequiredOffsets) {

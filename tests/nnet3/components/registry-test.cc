@@ -128,6 +128,51 @@ TEST(Registry, UnknownTypeIsRefusedWithTheKnownOnes) {
   }
 }
 
+// A NaN in a numeric option is refused with one line naming the type,
+// like a negative value: "x < 0" lets NaN through, and some of these reach
+// assertions (the natural-gradient setters) or fill the parameters with
+// NaN. The TimeHeightConvolutionComponent case was found by the
+// nnet-config fuzz target.
+TEST(Registry, ANaNOptionIsAConfigError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"AffineComponent", "param-stddev=nan"},
+      {"AffineComponent", "bias-stddev=nan"},
+      {"AffineComponent", "learning-rate=nan"},
+      {"AffineComponent", "max-change=nan"},
+      {"AffineComponent", "l2-regularize=nan"},
+      {"NaturalGradientAffineComponent", "alpha=nan"},
+      {"NaturalGradientAffineComponent", "num-samples-history=nan"},
+      {"LinearComponent", "alpha=nan"},
+      {"ClipGradientComponent", "clipping-threshold=nan"},
+      {"ClipGradientComponent", "self-repair-scale=nan"},
+      {"PerElementScaleComponent", "param-stddev=nan"},
+      {"NaturalGradientPerElementScaleComponent", "alpha=nan"},
+      {"NaturalGradientPerElementScaleComponent", "num-samples-history=nan"},
+      {"DropoutComponent", "dropout-proportion=nan"},
+      {"TimeHeightConvolutionComponent", "alpha-out=nan"},
+      {"TimeHeightConvolutionComponent", "param-stddev=nan"},
+      {"TdnnComponent", "alpha-in=nan"},
+      {"TdnnComponent", "bias-stddev=nan"},
+      {"RepeatedAffineComponent", "param-stddev=nan"},
+      {"GruNonlinearityComponent", "alpha=nan"},
+      {"GeneralDropoutComponent", "dropout-proportion=nan"},
+  };
+  for (const auto &c : cases) {
+    // The option replaces the example's value for that key, if it has one.
+    std::string line = ExampleConfigs().at(c.first);
+    const std::string key = c.second.substr(0, c.second.find('=') + 1);
+    size_t pos = line.find(key);
+    if (pos != std::string::npos && (pos == 0 || line[pos - 1] == ' '))
+      line.erase(pos, line.find(' ', pos) == std::string::npos
+                          ? std::string::npos
+                          : line.find(' ', pos) + 1 - pos);
+    line += " " + c.second;
+    std::string e = ConfigError(c.first, line);
+    EXPECT_FALSE(e.empty()) << c.first << " accepted " << c.second;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
 class EachComponent : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
