@@ -53,6 +53,7 @@ class ModelCollapser {
     if (!nnet_->IsComponentNode(input_node)) return false;
     int32 c1 = nnet_->GetNode(input_node).component_index,
           c2 = nnet_->GetNode(n + 1).component_index;
+    second_node_ = n + 1;
     int32 combined = CollapseComponents(c1, c2);
     if (combined == -1) return false;
     // Read what the first component read, through the combined component.
@@ -142,27 +143,21 @@ class ModelCollapser {
     int32 existing = nnet_->GetComponentIndex(os.str());
     if (existing != -1) return existing;
     const Component *comp = nnet_->GetComponent(c);
-    Component *copy = nullptr;
-    if (const AffineComponent *a = dynamic_cast<const AffineComponent *>(comp)) {
-      AffineComponent *ac = dynamic_cast<AffineComponent *>(a->Copy());
+    if (!dynamic_cast<const AffineComponent *>(comp) &&
+        !dynamic_cast<const LinearComponent *>(comp) &&
+        !dynamic_cast<const TimeHeightConvolutionComponent *>(comp))
+      return -1;
+    Component *copy = TakeOrCopy(c);
+    if (AffineComponent *ac = dynamic_cast<AffineComponent *>(copy)) {
       ac->LinearParams().Scale(scale);
-      copy = ac;
-    } else if (const LinearComponent *l =
-                   dynamic_cast<const LinearComponent *>(comp)) {
-      LinearComponent *lc = dynamic_cast<LinearComponent *>(l->Copy());
+    } else if (LinearComponent *lc = dynamic_cast<LinearComponent *>(copy)) {
       lc->Params().Scale(scale);
-      copy = lc;
-    } else if (const TimeHeightConvolutionComponent *conv =
-                   dynamic_cast<const TimeHeightConvolutionComponent *>(comp)) {
+    } else {
       // A convolution is linear in its input too: the filters take the
       // scale, the bias does not (Kaldi collapses a dropout into a
       // following convolution the same way).
-      TimeHeightConvolutionComponent *cc =
-          dynamic_cast<TimeHeightConvolutionComponent *>(conv->Copy());
-      cc->LinearParams().Scale(scale);
-      copy = cc;
-    } else {
-      return -1;
+      dynamic_cast<TimeHeightConvolutionComponent *>(copy)
+          ->LinearParams().Scale(scale);
     }
     return nnet_->AddComponent(os.str(), copy);
   }
@@ -184,25 +179,40 @@ class ModelCollapser {
       full_offset.Range(d, block).CopyFromVec(offset);
       full_scale.Range(d, block).CopyFromVec(scale);
     }
-    if (const AffineComponent *a = dynamic_cast<const AffineComponent *>(comp)) {
-      AffineComponent *ac = dynamic_cast<AffineComponent *>(a->Copy());
+    if (dynamic_cast<const AffineComponent *>(comp)) {
+      AffineComponent *ac = dynamic_cast<AffineComponent *>(TakeOrCopy(c));
       // W (s .* x + o) + b = (W diag(s)) x + (W o + b)
       ac->BiasParams().AddMatVec(1.0, ac->LinearParams(), kNoTrans,
                                  full_offset, 1.0);
       ac->LinearParams().MulColsVec(full_scale);
       return nnet_->AddComponent(name, ac);
     }
-    if (const LinearComponent *l = dynamic_cast<const LinearComponent *>(comp)) {
+    if (dynamic_cast<const LinearComponent *>(comp)) {
       if (!full_offset.IsZero(0.0)) return -1;  // no bias to absorb it
-      LinearComponent *lc = dynamic_cast<LinearComponent *>(l->Copy());
+      LinearComponent *lc = dynamic_cast<LinearComponent *>(TakeOrCopy(c));
       lc->Params().MulColsVec(full_scale);
       return nnet_->AddComponent(name, lc);
     }
     return -1;
   }
 
+  // Component c of node second_node_, to be changed into the combined
+  // component that this node will use instead. When no other node uses c,
+  // c itself is taken out of the network (its slot holds a NoOpComponent
+  // until RemoveOrphanComponents drops it, as it would have dropped c), so
+  // large parameters are never held twice; otherwise a copy.
+  Component *TakeOrCopy(int32 c) {
+    for (int32 node = 0; node < nnet_->NumNodes(); node++)
+      if (node != second_node_ && nnet_->IsComponentNode(node) &&
+          nnet_->GetNode(node).component_index == c)
+        return nnet_->GetComponent(c)->Copy();
+    NNET3_ASSERT(nnet_->GetNode(second_node_).component_index == c);
+    return nnet_->ExchangeComponent(c, new NoOpComponent());
+  }
+
   const CollapseModelConfig &config_;
   Nnet *nnet_;
+  int32 second_node_ = -1;  // the component node being collapsed into
 };
 
 }  // namespace

@@ -48,6 +48,13 @@ void Nnet::SetComponent(int32 c, Component *component) {
   components_[c].reset(component);
 }
 
+Component *Nnet::ExchangeComponent(int32 c, Component *component) {
+  NNET3_ASSERT(c >= 0 && c < NumComponents() && component != nullptr);
+  Component *old = components_[c].release();
+  components_[c].reset(component);
+  return old;
+}
+
 int32 Nnet::AddComponent(const std::string &name, Component *component) {
   NNET3_ASSERT(GetComponentIndex(name) == -1 && component != nullptr);
   component_names_.push_back(name);

@@ -66,6 +66,9 @@ class Nnet {
   const Component *GetComponent(int32 c) const { return components_[c].get(); }
   // Takes ownership.
   void SetComponent(int32 c, Component *component);
+  // Puts 'component' (owned from now on) in slot c and hands the one that
+  // was there to the caller, who owns it.
+  Component *ExchangeComponent(int32 c, Component *component);
   // Adds a component; returns its index. Takes ownership.
   int32 AddComponent(const std::string &name, Component *component);
   const NetworkNode &GetNode(int32 node) const { return nodes_[node]; }
