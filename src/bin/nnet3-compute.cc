@@ -60,9 +60,7 @@ void ComputeUtterance(const NnetSimpleComputationOptions &opts,
                                     compiler, job->ivector,
                                     job->online_ivectors,
                                     online_ivector_period);
-      job->output.Resize(decodable.NumFrames(), decodable.OutputDim(),
-                         kUndefined);
-      decodable.GetOutput(&job->output);
+      decodable.ComputeOutput(&job->output);
       if (apply_exp) job->output.ApplyExp();
     } catch (const UserError &e) {
       NNET3_ERR << "Utterance " << job->utt << ": " << e.message();

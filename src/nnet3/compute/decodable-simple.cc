@@ -212,6 +212,14 @@ void DecodableNnetSimple::GetOutput(MatrixBase<BaseFloat> *output) {
   }
 }
 
+void DecodableNnetSimple::ComputeOutput(Matrix<BaseFloat> *output) {
+  if (num_subsampled_frames_ > 0 &&
+      (current_offset_ > 0 || current_rows_ == 0))
+    EnsureFrameIsComputed(0);
+  output->Resize(num_subsampled_frames_, output_dim_, kUndefined);
+  GetOutput(output);
+}
+
 void DecodableNnetSimple::GetCurrentIvector(int32 output_t_start,
                                             int32 num_output_frames,
                                             Vector<BaseFloat> *ivector) const {

@@ -102,6 +102,11 @@ class DecodableNnetSimple {
   // the same values as GetOutputForFrame for every frame in order; on a GPU
   // each chunk is copied from the device straight into its rows.
   void GetOutput(MatrixBase<BaseFloat> *output);
+  // GetOutput() into a matrix it sizes itself, allocated only after the
+  // first chunk is computed: the chunk's working matrices are freed by
+  // then, so for an utterance of one chunk the peak memory is the larger
+  // of the two, not their sum.
+  void ComputeOutput(Matrix<BaseFloat> *output);
 
  private:
   void EnsureFrameIsComputed(int32 subsampled_frame);

@@ -6,7 +6,8 @@
 // padded up to a multiple of 64 frames), online iVectors (which tie the
 // output to the chunking), frame-subsampling-factor 1 and 3, utterances
 // shorter than one chunk, exact multiples and ragged lengths, and a
-// GetOutput call after per-frame calls have already computed a chunk.
+// GetOutput call after per-frame calls have already computed a chunk, and
+// ComputeOutput (the output sized after the first chunk).
 // The two must agree exactly: they run the same computations.
 #include <gtest/gtest.h>
 
@@ -90,6 +91,20 @@ TEST(DecodableNnetSimple, GetOutputEqualsFrameByFrame) {
           Matrix<BaseFloat> got2(mixed.NumFrames(), mixed.OutputDim());
           mixed.GetOutput(&got2);
           EXPECT_TRUE(got2.Equal(expected));
+
+          // Sized by the decodable, after its first chunk; also after a
+          // later chunk was computed for a single frame.
+          DecodableNnetSimple sized(opts, nnet, priors, feats, &compiler,
+                                    nullptr, iv, period);
+          Matrix<BaseFloat> got3(2, 2);
+          sized.ComputeOutput(&got3);
+          EXPECT_TRUE(got3.Equal(expected));
+          DecodableNnetSimple late(opts, nnet, priors, feats, &compiler,
+                                   nullptr, iv, period);
+          late.GetOutputForFrame(late.NumFrames() - 1, &row0);
+          Matrix<BaseFloat> got4;
+          late.ComputeOutput(&got4);
+          EXPECT_TRUE(got4.Equal(expected));
         }
 }
 
