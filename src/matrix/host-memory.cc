@@ -1,6 +1,8 @@
 // matrix/host-memory.cc
 #include "matrix/host-memory.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <list>
@@ -30,6 +32,11 @@ struct HostCache {
   HostBlockStats stats;
   size_t in_use = 0;  // bytes of cacheable-size blocks handed out
   size_t peak_in_use = 0;
+  // What the cache may hold beyond the peak (see AllocateHostBlock): at
+  // least the largest block handed out, doubled (up to the peak itself)
+  // whenever the evictions since it last grew add up to more than the peak.
+  size_t slack = 0;
+  size_t evicted_since_growth = 0;
 
   void Forget(BlockList::iterator block) {
     auto range = by_size.equal_range(block->size);
@@ -45,15 +52,16 @@ struct HostCache {
 
   // Takes the least recently freed blocks out of the cache until at least
   // "bytes" bytes are out (or it is empty); *out gets them, to be freed
-  // outside the lock.
-  void Evict(size_t bytes, std::vector<void *> *out) {
+  // outside the lock. Returns the bytes taken out.
+  size_t Evict(size_t bytes, std::vector<Block> *out) {
     size_t removed = 0;
     while (removed < bytes && !lru.empty()) {
       auto block = lru.begin();
       removed += block->size;
-      out->push_back(block->ptr);
+      out->push_back(*block);
       Forget(block);
     }
+    return removed;
   }
 };
 
@@ -76,13 +84,51 @@ void *HeapAlloc(size_t bytes) {
   return p;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define NNET3_BLOCKS_FROM_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NNET3_BLOCKS_FROM_MALLOC 1
+#endif
+#endif
+
+// Cacheable-size blocks are mapped pages of their own (not the C heap), so
+// a block this cache gives back returns to the system at once, whatever
+// else the program has allocated around it, and the C library's own
+// tuning (glibc raises its mmap threshold after such a free, which then
+// puts later large blocks in a heap that cannot shrink) never sees them.
+// Under AddressSanitizer they come from malloc, which it checks.
+void *BlockAlloc(size_t size) {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  return HeapAlloc(size);
+#else
+  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+#endif
+}
+
+void BlockFree(void *p, size_t size) {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  (void)size;
+  std::free(p);
+#else
+  munmap(p, size);
+#endif
+}
+
+void FreeBlocks(const std::vector<HostCache::Block> &blocks) {
+  for (const HostCache::Block &b : blocks) BlockFree(b.ptr, b.size);
+}
+
 }  // namespace
 
 void *AllocateHostBlock(size_t bytes) {
   if (bytes < kMinCachedBytes) return HeapAlloc(bytes == 0 ? kAlign : bytes);
   const size_t size = CachedSize(bytes);
   HostCache &c = Cache();
-  std::vector<void *> evicted;
+  std::vector<HostCache::Block> evicted;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     // The smallest cached block that fits, if it wastes at most a quarter
@@ -100,18 +146,34 @@ void *AllocateHostBlock(size_t bytes) {
       return p;
     }
     // None: what callers and the cache hold together stays at most the
-    // peak of what callers held, the excess going back to the C heap,
-    // least recently freed first.
+    // peak of what callers held plus the slack, the excess going back to
+    // the system, least recently freed first. A repeating pattern of sizes
+    // that do not pair up exactly (a chunk's matrices and then its output;
+    // the forward and backward matrices of a minibatch) needs more than
+    // the peak to settle; without it every round would give pages back and
+    // fault fresh ones in. The slack starts at the largest block and
+    // doubles, up to the peak, each time the cache has given back more
+    // than the peak since it last grew: such turnover means the pattern
+    // needs more room, while a pattern that settles never grows it.
     c.in_use += size;
     c.peak_in_use = std::max(c.peak_in_use, c.in_use);
-    const size_t held = c.in_use + c.stats.cached_bytes;
-    if (held > c.peak_in_use) c.Evict(held - c.peak_in_use, &evicted);
+    c.slack = std::max(c.slack, size);
+    const size_t held = c.in_use + c.stats.cached_bytes,
+                 bound = c.peak_in_use + c.slack;
+    if (held > bound) {
+      c.evicted_since_growth += c.Evict(held - bound, &evicted);
+      if (c.evicted_since_growth > c.peak_in_use &&
+          c.slack < c.peak_in_use) {
+        c.slack = std::min(c.peak_in_use, 2 * c.slack);
+        c.evicted_since_growth = 0;
+      }
+    }
     c.stats.heap_allocations++;
   }
-  for (void *p : evicted) std::free(p);
+  FreeBlocks(evicted);
   void *p;
   try {
-    p = HeapAlloc(size);
+    p = BlockAlloc(size);
   } catch (...) {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.in_use -= size;
@@ -141,19 +203,22 @@ void FreeHostBlock(void *ptr, size_t bytes) {
       c.stats.cached_bytes += size;
       return;
     }
+    bytes = size;
   }
-  std::free(ptr);
+  BlockFree(ptr, bytes);
 }
 
 void ReleaseCachedHostBlocks() {
   HostCache &c = Cache();
-  std::vector<void *> evicted;
+  std::vector<HostCache::Block> evicted;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.Evict(static_cast<size_t>(-1), &evicted);
     c.peak_in_use = c.in_use;  // the peak is measured afresh from here
+    c.slack = 0;
+    c.evicted_since_growth = 0;
   }
-  for (void *p : evicted) std::free(p);
+  FreeBlocks(evicted);
 }
 
 HostBlockStats GetHostBlockStats() {
