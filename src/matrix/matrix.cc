@@ -7,11 +7,18 @@
 #include <cstring>
 #include <limits>
 
+#include "matrix/blas-kernels.h"
 #include "matrix/blas.h"
 #include "matrix/host-memory.h"
 #include "matrix/row-threads.h"
 
 namespace nnet3 {
+
+namespace {
+// Every program that uses matrices links this file: OpenBLAS's kernels are
+// chosen here, before main (matrix/blas-kernels.h).
+const bool kBlasKernelsChosen = (BlasKernelSelection(), true);
+}  // namespace
 
 
 // ---- Memory management ----------------------------------------------------
