@@ -38,6 +38,7 @@
 
 #include "bench-profile.h"
 #include "base/timer.h"
+#include "matrix/blas-kernels.h"
 #include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-device.h"
 #include "nnet3/analyze/analyze.h"
@@ -336,6 +337,7 @@ int Main(int argc, char *argv[]) {
     printf("compute-bench: %s, %d utterances x %d frames, %d BLAS "
            "thread(s), best of %d\n", name.c_str(), num_utts, frames,
            threads, reps);
+  printf("  BLAS kernels: %s\n", BlasKernelSelection().c_str());
 
   NnetSimpleComputationOptions opts;
   opts.acoustic_scale = 1.0;

@@ -63,8 +63,10 @@ echo "  inference: $num_utts utterances x $frames frames; training: $num_minibat
 printf '%-8s %-10s %12s %10s %14s %10s\n' threads workload "frames/s" "/GEMM-only" "PyTorch fr/s" "ours/PyT"
 for t in $threads; do
   export OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t
-  inf=$("$compute_bench" --large-chunks-only --threads="$t" --reps="$reps" \
-          --num-utts="$num_utts" --frames="$frames" 2>/dev/null | grep 'large chunks')
+  inf_all=$("$compute_bench" --large-chunks-only --threads="$t" --reps="$reps" \
+              --num-utts="$num_utts" --frames="$frames" 2>/dev/null)
+  inf=$(grep 'large chunks' <<<"$inf_all")
+  kernels=$(sed -n 's/.*BLAS kernels: *//p' <<<"$inf_all")
   inf_fps=$(field 'optimized:' "$inf")
   inf_ratio=$(field 'ratio' "$inf")
   tr=$("$train_bench" --threads="$t" --reps="$reps" --minibatch="$minibatch" \
@@ -97,3 +99,6 @@ for t in $threads; do
   fi
   printf '%-8s %-10s %12s %10s %14s %10s\n' "$t" training "$tr_fps" "$tr_ratio" "${pt_tr:-n/a}" "$vs_tr"
 done
+# Which OpenBLAS kernels ours ran with (docs/matrix.md: "Which OpenBLAS
+# kernels"); "A -> B": OpenBLAS picked A and the library switched to B.
+echo "  our BLAS kernels: ${kernels:-unknown}"

@@ -29,6 +29,7 @@
 #include "base/log.h"
 #include "bench-profile.h"
 #include "base/timer.h"
+#include "matrix/blas-kernels.h"
 #include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-device.h"
 #include "nnet3/components/tdnn.h"
@@ -163,6 +164,7 @@ int Main(int argc, char *argv[]) {
   printf("train-bench: TDNN, %d minibatches of %d x 8 frames (context %d/%d), "
          "%d BLAS thread(s), best of %d, after %d warm-up minibatch(es)\n",
          num_minibatches, minibatch, left, right, threads, reps, warmup);
+  printf("  BLAS kernels: %s\n", BlasKernelSelection().c_str());
 
   // The GEMM shapes of the optimized training computation.
   ComputationRequest request;
