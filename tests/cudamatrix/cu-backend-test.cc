@@ -23,6 +23,7 @@
 #include "cudamatrix/cu-compressed-matrix.h"
 #include "cudamatrix/cu-device.h"
 #include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-fused.h"
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "cudamatrix/cu-matrix.h"
@@ -637,6 +638,27 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
     CuMatrix<R> excess(x.r, x.c);
     cu::ExcessMagnitude(*x.A, R(0.5), &excess);
     x.A->AddMat(1.0, excess);
+  });
+  CheckOp<R>("FusedNormalizeAndRectifier", [](Operands<R> &x) {
+    CuVector<R> sums(x.c), sumsq(x.c), positive(x.c);
+    cu::ColumnSumsAndSquares(R(0.25), *x.A, &sums, &sumsq);
+    cu::ColumnSumsAndPositiveCounts(*x.B, &positive, &x.vc);
+    x.vc.AddVec(1.0, sums);
+    x.vc.AddVec(2.0, sumsq);
+    x.vc.AddVec(3.0, positive);
+    sumsq.Add(1.0);
+    cu::SubtractAndScaleColumns(*x.A, sums, sumsq, x.C.get());
+    cu::ScaleAndShiftColumns(*x.B, sumsq, sums, x.B.get());
+    CuVector<R> vdm(x.c), neg_mean(x.c);
+    cu::BatchNormBackprop(*x.C, *x.B, sumsq, R(-0.5), &vdm, &neg_mean,
+                          x.A.get());
+    x.vc.AddVec(4.0, vdm);
+    x.vc.AddVec(5.0, neg_mean);
+    CuMatrix<R> relu(*x.C);
+    relu.ApplyFloor(0.0);
+    cu::BackpropRectifiedLinearWithStats(relu, *x.B, &sumsq, &sums,
+                                         x.B.get());
+    x.vc.AddVec(6.0, sumsq);
   });
   CheckOp<R>("MulRowBlocks", [](Operands<R> &x) {
     if (x.r == 0) return;

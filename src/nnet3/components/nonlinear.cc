@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "cudamatrix/cu-math-fused.h"
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "nnet3/components/parameter-stats.h"
 
@@ -129,26 +130,38 @@ void NonlinearComponent::StoreStatsInternal(
     const CuMatrixBase<BaseFloat> &out_value,
     const CuMatrixBase<BaseFloat> *deriv) {
   NNET3_ASSERT(out_value.NumCols() == dim_);
+  // Column sums on the computing backend, accumulated on the host.
+  CuVector<BaseFloat> value_sums(dim_), deriv_sums;
+  value_sums.AddRowSumMat(1.0, out_value, 0.0);
+  if (deriv != nullptr) {
+    NNET3_ASSERT(SameDim(*deriv, out_value));
+    deriv_sums.Resize(dim_);
+    deriv_sums.AddRowSumMat(1.0, *deriv, 0.0);
+  }
+  AddStats(out_value.NumRows(), value_sums,
+           deriv != nullptr ? &deriv_sums : nullptr);
+}
+
+void NonlinearComponent::AddStats(int32 num_rows,
+                                  const CuVectorBase<BaseFloat> &value_sums,
+                                  const CuVectorBase<BaseFloat> *deriv_sums) {
+  NNET3_ASSERT(value_sums.Dim() == dim_ &&
+               (deriv_sums == nullptr || deriv_sums->Dim() == dim_));
   if (value_sum_.Dim() != dim_) {
     value_sum_.Resize(dim_);
     count_ = 0.0;
   }
-  if (deriv != nullptr && deriv_sum_.Dim() != dim_) {
+  if (deriv_sums != nullptr && deriv_sum_.Dim() != dim_) {
     deriv_sum_.Resize(dim_);
     count_ = 0.0;
     value_sum_.SetZero();
   }
-  count_ += out_value.NumRows();
-  // Column sums on the computing backend, accumulated on the host.
-  CuVector<BaseFloat> temp(dim_);
+  count_ += num_rows;
   Vector<BaseFloat> host_temp(dim_);
-  temp.AddRowSumMat(1.0, out_value, 0.0);
-  temp.CopyToVec(&host_temp);
+  value_sums.CopyToVec(&host_temp);
   value_sum_.AddVec(1.0, host_temp);
-  if (deriv != nullptr) {
-    NNET3_ASSERT(SameDim(*deriv, out_value));
-    temp.AddRowSumMat(1.0, *deriv, 0.0);
-    temp.CopyToVec(&host_temp);
+  if (deriv_sums != nullptr) {
+    deriv_sums->CopyToVec(&host_temp);
     deriv_sum_.AddVec(1.0, host_temp);
   }
 }
@@ -181,19 +194,30 @@ bool NonlinearComponent::FindSaturatedDims(BaseFloat default_lower_threshold,
 
 void NonlinearComponent::StoreBackpropStats(
     const CuMatrixBase<BaseFloat> &out_deriv) {
-  // Always on the first minibatch, afterwards skipped one time in four.
-  if (RandInt(0, 3) == 0 && oderiv_count_ != 0.0) return;
+  if (!WantBackpropStats()) return;
   NNET3_ASSERT(out_deriv.NumCols() == dim_);
+  CuVector<BaseFloat> sumsq(dim_);
+  sumsq.AddDiagMat2(1.0, out_deriv, kTrans, 0.0);
+  AddBackpropStats(out_deriv.NumRows(), sumsq);
+}
+
+bool NonlinearComponent::WantBackpropStats() {
+  // Always on the first minibatch, afterwards skipped one time in four.
+  if (RandInt(0, 3) == 0 && oderiv_count_ != 0.0) return false;
   if (oderiv_sumsq_.Dim() != dim_) {
     oderiv_sumsq_.Resize(dim_);
     oderiv_count_ = 0.0;
   }
-  CuVector<BaseFloat> temp(dim_);
-  temp.AddDiagMat2(1.0, out_deriv, kTrans, 0.0);
+  return true;
+}
+
+void NonlinearComponent::AddBackpropStats(
+    int32 num_rows, const CuVectorBase<BaseFloat> &sumsq) {
+  NNET3_ASSERT(sumsq.Dim() == dim_ && oderiv_sumsq_.Dim() == dim_);
   Vector<BaseFloat> host_temp(dim_);
-  temp.CopyToVec(&host_temp);
+  sumsq.CopyToVec(&host_temp);
   oderiv_sumsq_.AddVec(1.0, host_temp);
-  oderiv_count_ += out_deriv.NumRows();
+  oderiv_count_ += num_rows;
 }
 
 void NonlinearComponent::ZeroStats() {
@@ -474,31 +498,43 @@ void RectifiedLinearComponent::Backprop(
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv));
   RectifiedLinearComponent *to_update =
       CastUpdate<RectifiedLinearComponent>(to_update_in);
-  // Stats first, so that an in-place in_deriv does not clobber them.
-  if (to_update != nullptr) to_update->StoreBackpropStats(out_deriv);
-  cu::BackpropRectifiedLinear(out_value, out_deriv, in_deriv);
-  if (to_update != nullptr) RepairGradients(in_deriv, to_update);
-}
-
-void RectifiedLinearComponent::RepairGradients(
-    CuMatrixBase<BaseFloat> *in_deriv,
-    RectifiedLinearComponent *to_update) const {
-  const BaseFloat default_lower_threshold = 0.05,
-                  default_upper_threshold = 0.95;
-  NNET3_ASSERT(in_deriv->NumCols() == dim_ ||
-               in_deriv->NumCols() == block_dim_);
-  if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_)
+  if (to_update == nullptr) {
+    cu::BackpropRectifiedLinear(out_value, out_deriv, in_deriv);
     return;
-  if (in_deriv->NumCols() != block_dim_) {
-    // View the matrix as (rows * dim / block-dim) x block-dim.
+  }
+  NNET3_ASSERT(out_deriv.NumCols() == dim_);
+  // The statistics, the derivative and the repair term in one pass over the
+  // matrices; the random choices are drawn in the same order as when they
+  // were separate steps (statistics first, then repair).
+  CuVector<BaseFloat> sumsq;
+  if (to_update->WantBackpropStats()) sumsq.Resize(dim_);
+  Vector<BaseFloat> repair_host;
+  CuVector<BaseFloat> repair;
+  const bool repairing = RepairTerm(to_update, &repair_host);
+  if (repairing && block_dim_ == dim_) repair = repair_host;
+  cu::BackpropRectifiedLinearWithStats(
+      out_value, out_deriv, sumsq.Dim() != 0 ? &sumsq : nullptr,
+      repair.Dim() != 0 ? &repair : nullptr, in_deriv);
+  if (sumsq.Dim() != 0)
+    to_update->AddBackpropStats(out_deriv.NumRows(), sumsq);
+  if (repairing && block_dim_ != dim_) {
+    // The term is per block position: view the matrix as
+    // (rows * dim / block-dim) x block-dim.
     NNET3_ASSERT(in_deriv->NumCols() == in_deriv->Stride());
     CuSubMatrix<BaseFloat> reshaped(in_deriv->Data(),
                                     in_deriv->NumRows() * (dim_ / block_dim_),
                                     block_dim_, block_dim_);
-    RepairGradients(&reshaped, to_update);
-    return;
+    reshaped.AddVecToRows(1.0, CuVector<BaseFloat>(repair_host), 1.0);
   }
-  if (RandUniform() > kRepairProbability) return;
+}
+
+bool RectifiedLinearComponent::RepairTerm(RectifiedLinearComponent *to_update,
+                                          Vector<BaseFloat> *repair) const {
+  const BaseFloat default_lower_threshold = 0.05,
+                  default_upper_threshold = 0.95;
+  if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_)
+    return false;
+  if (RandUniform() > kRepairProbability) return false;
   to_update->num_dims_processed_ += block_dim_;
   if (!(self_repair_scale_ > 0.0 && self_repair_scale_ < 0.1))
     NNET3_ERR << Type() << ": self-repair-scale=" << self_repair_scale_
@@ -527,26 +563,29 @@ void RectifiedLinearComponent::RepairGradients(
   }
   // repair(j) = (stats <= lower ? 1 : 0) + (stats > upper ? -1 : 0), i.e.
   // -( [stats > lower] + [stats > upper] - 1 ).
-  Vector<BaseFloat> repair(block_dim_);
+  repair->Resize(block_dim_);
   for (int32 j = 0; j < block_dim_; j++) {
     BaseFloat above_lower = (stats(j) - lower_threshold > 0.0f ? 1.0f : 0.0f);
     BaseFloat above_upper = (stats(j) - upper_threshold > 0.0f ? 1.0f : 0.0f);
-    repair(j) = above_lower + above_upper - 1.0f;
+    (*repair)(j) = above_lower + above_upper - 1.0f;
   }
-  Vector<BaseFloat> squared(repair);
+  Vector<BaseFloat> squared(*repair);
   squared.ApplyPow(2.0);
   to_update->num_dims_self_repaired_ += squared.Sum();
-  repair.Scale(-self_repair_scale_ / kRepairProbability);
-  in_deriv->AddVecToRows(1.0, CuVector<BaseFloat>(repair), 1.0);
+  repair->Scale(-self_repair_scale_ / kRepairProbability);
+  return true;
 }
 
 void RectifiedLinearComponent::StoreStats(
     const CuMatrixBase<BaseFloat> &, const CuMatrixBase<BaseFloat> &out_value,
     void *) {
   if (RandInt(0, 1) == 0 && count_ != 0) return;
-  CuMatrix<BaseFloat> deriv(out_value);
-  deriv.ApplyHeaviside();
-  StoreStatsInternal(out_value, &deriv);
+  NNET3_ASSERT(out_value.NumCols() == dim_);
+  // The derivative is 1 where the output is positive: its column sums are
+  // counts, taken in the same pass as the value sums.
+  CuVector<BaseFloat> value_sums(dim_), deriv_sums(dim_);
+  cu::ColumnSumsAndPositiveCounts(out_value, &value_sums, &deriv_sums);
+  AddStats(out_value.NumRows(), value_sums, &deriv_sums);
 }
 
 // ---- SoftmaxComponent -------------------------------------------------------

@@ -66,9 +66,19 @@ class NonlinearComponent : public Component {
   // statistics if their dimension is wrong.)
   void StoreStatsInternal(const CuMatrixBase<BaseFloat> &out_value,
                           const CuMatrixBase<BaseFloat> *deriv);
+  // The same with the column sums already taken: value_sums (and
+  // deriv_sums) of num_rows rows.
+  void AddStats(int32 num_rows, const CuVectorBase<BaseFloat> &value_sums,
+                const CuVectorBase<BaseFloat> *deriv_sums);
   // Accumulates the squared output derivatives (on the first call and then
   // on about 3 of 4 calls, as Kaldi does).
   void StoreBackpropStats(const CuMatrixBase<BaseFloat> &out_deriv);
+  // StoreBackpropStats in two halves, for a caller that sums the squares
+  // itself: WantBackpropStats() makes the random choice (true: collect this
+  // time) and AddBackpropStats() adds the column sums of squares of
+  // num_rows rows.
+  bool WantBackpropStats();
+  void AddBackpropStats(int32 num_rows, const CuVectorBase<BaseFloat> &sumsq);
 
  protected:
   // Self-repair of saturating units (sigmoid, tanh): counts the processed
@@ -193,8 +203,12 @@ class RectifiedLinearComponent : public NonlinearComponent {
                   void *memo) override;
 
  private:
-  void RepairGradients(CuMatrixBase<BaseFloat> *in_deriv,
-                       RectifiedLinearComponent *to_update) const;
+  // The self-repair term: when self-repair is on, statistics exist and the
+  // random half of the minibatches is drawn, counts the processed dims in
+  // to_update, sets *repair (block_dim_ entries) to the amount to add to
+  // each column of the input derivative and returns true.
+  bool RepairTerm(RectifiedLinearComponent *to_update,
+                  Vector<BaseFloat> *repair) const;
 };
 
 // Row-wise softmax, floored at 1e-20 (as Kaldi does, so that a following

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cudamatrix/cu-math-fused.h"
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "nnet3/components/parameter-stats.h"
 
@@ -253,8 +254,7 @@ void *BatchNormComponent::Propagate(const ComponentPrecomputedIndexes *indexes,
     memo->mean_uvar_scale.Resize(5, block_dim_);
     CuSubVector<BaseFloat> mean(memo->mean_uvar_scale, 0),
         uvar(memo->mean_uvar_scale, 1), scale(memo->mean_uvar_scale, 2);
-    mean.AddRowSumMat(1.0 / num_frames, in, 0.0);
-    uvar.AddDiagMat2(1.0 / num_frames, in, kTrans, 0.0);
+    cu::ColumnSumsAndSquares<BaseFloat>(1.0 / num_frames, in, &mean, &uvar);
     scale.CopyFromVec(uvar);
     // Scaling by 1/target_rms^2 here saves a multiply later.
     BaseFloat var_scale = 1.0 / (target_rms_ * target_rms_);
@@ -262,16 +262,12 @@ void *BatchNormComponent::Propagate(const ComponentPrecomputedIndexes *indexes,
     scale.ApplyFloor(0.0);
     scale.Add(var_scale * epsilon_);
     scale.ApplyPow(-0.5);
-    out->CopyFromMat(in);
-    out->AddVecToRows(-1.0, mean, 1.0);
-    out->MulColsVec(scale);
+    cu::SubtractAndScaleColumns(in, mean, scale, out);
     return memo;
   }
   if (offset_.Dim() != block_dim_)
     NNET3_ERR << "BatchNormComponent is in test mode but has no statistics";
-  out->CopyFromMat(in);
-  out->MulColsVec(scale_);
-  out->AddVecToRows(1.0, offset_, 1.0);
+  cu::ScaleAndShiftColumns(in, scale_, offset_, out);
   return nullptr;
 }
 
@@ -304,13 +300,9 @@ void BatchNormComponent::Backprop(const std::string &debug_info,
     // var_deriv_mod = -scale / (I * rms^2) .* sum_i y'_i .* y_i (per column);
     // the operations are ordered as Kaldi orders them (same rounding).
     BaseFloat coeff = -1.0 / (target_rms_ * target_rms_ * num_frames);
-    cu::ColumnDotProducts(coeff, out_value, out_deriv, &var_deriv_mod);
-    var_deriv_mod.MulElements(scale);
-    temp.AddRowSumMat(-1.0 / num_frames, out_deriv, 0.0);  // -mean of y'
-    in_deriv->CopyFromMat(out_deriv);  // no work when in place
-    in_deriv->AddVecToRows(1.0, temp, 1.0);
-    in_deriv->MulColsVec(scale);
-    in_deriv->AddMatDiagVec(1.0, out_value, kNoTrans, var_deriv_mod, 1.0);
+    // temp = -mean of y'; two passes over the matrices (cu-math-fused.h).
+    cu::BatchNormBackprop(out_value, out_deriv, scale, coeff, &var_deriv_mod,
+                          &temp, in_deriv);
   } else {
     NNET3_ASSERT(offset_.Dim() == block_dim_);
     in_deriv->CopyFromMat(out_deriv);
