@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "cudamatrix/device-ops.h"
+#include "matrix/host-memory.h"
 
 namespace nnet3 {
 
@@ -44,22 +45,36 @@ struct Codec {
   static void Compress(const MatrixBase<BaseFloat> &m, BaseFloat range,
                        bool truncate, I *out) {
     const BaseFloat scale = Scale(range);
-    const float inv_scale =
-        (scale == 0.0 ? 0.0f : static_cast<float>(1.0 / scale));
+    const int32 cols = m.NumCols();
+    if (scale == 0.0) {
+      // Sign only; written without branches so that the loop vectorizes
+      // (the same values as Sign()).
+      for (int32 r = 0; r < m.NumRows(); r++) {
+        const BaseFloat *row = m.RowData(r);
+        I *dest = out + static_cast<size_t>(r) * cols;
+        for (int32 c = 0; c < cols; c++) {
+          const int32 positive = row[c] > 0,
+                      negative = std::is_signed<I>::value && row[c] < 0;
+          dest[c] = static_cast<I>(positive - negative);
+        }
+      }
+      return;
+    }
+    const float inv_scale = static_cast<float>(1.0 / scale);
     for (int32 r = 0; r < m.NumRows(); r++) {
       const BaseFloat *row = m.RowData(r);
-      I *dest = out + static_cast<size_t>(r) * m.NumCols();
-      for (int32 c = 0; c < m.NumCols(); c++)
-        dest[c] = (scale == 0.0 ? Sign(row[c])
-                                : Quantize(row[c] * inv_scale, truncate));
+      I *dest = out + static_cast<size_t>(r) * cols;
+      for (int32 c = 0; c < cols; c++)
+        dest[c] = Quantize(row[c] * inv_scale, truncate);
     }
   }
   static void Decompress(const I *in, BaseFloat range, MatrixBase<BaseFloat> *m) {
     const BaseFloat scale = Scale(range) == 0.0 ? 1.0f : Scale(range);
-    for (int32 r = 0; r < m->NumRows(); r++) {
+    const int32 rows = m->NumRows(), cols = m->NumCols();
+    for (int32 r = 0; r < rows; r++) {
       BaseFloat *row = m->RowData(r);
-      const I *src = in + static_cast<size_t>(r) * m->NumCols();
-      for (int32 c = 0; c < m->NumCols(); c++)
+      const I *src = in + static_cast<size_t>(r) * cols;
+      for (int32 c = 0; c < cols; c++)
         row[c] = scale * static_cast<BaseFloat>(src[c]);
     }
   }
@@ -96,16 +111,20 @@ CuCompressedMatrix::CuCompressedMatrix(int32 type,
                                                   truncate, device_);
     return;
   }
-  host_.resize(bytes);
+  if (bytes == 0) return;
+  host_ = AllocateHostBlock(bytes);
+  host_bytes_ = bytes;
   const MatrixBase<BaseFloat> &m = src.Mat();
   WithType(type, [&](auto zero) {
     typedef decltype(zero) I;
-    Codec<I>::Compress(m, range, truncate,
-                       reinterpret_cast<I *>(host_.data()));
+    Codec<I>::Compress(m, range, truncate, static_cast<I *>(host_));
   });
 }
 
-CuCompressedMatrix::~CuCompressedMatrix() { cu_backend::Free(device_); }
+CuCompressedMatrix::~CuCompressedMatrix() {
+  cu_backend::Free(device_);
+  FreeHostBlock(host_, host_bytes_);
+}
 
 void CuCompressedMatrix::CopyToMat(CuMatrixBase<BaseFloat> *dst) const {
   NNET3_ASSERT(dst->NumRows() == num_rows_ && dst->NumCols() == num_cols_);
@@ -120,8 +139,7 @@ void CuCompressedMatrix::CopyToMat(CuMatrixBase<BaseFloat> *dst) const {
   MatrixBase<BaseFloat> &m = dst->Mat();
   WithType(type_, [&](auto zero) {
     typedef decltype(zero) I;
-    Codec<I>::Decompress(reinterpret_cast<const I *>(host_.data()), range_,
-                         &m);
+    Codec<I>::Decompress(static_cast<const I *>(host_), range_, &m);
   });
 }
 

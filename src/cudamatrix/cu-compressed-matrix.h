@@ -11,11 +11,12 @@
 //
 // Invariants: the integers live where the source matrix lived (host memory
 // or device memory), so compressing and decompressing never cross between
-// host and GPU; both backends produce the same integers bit for bit.
+// host and GPU; both backends produce the same integers bit for bit. Host
+// storage comes from the matrix library's block cache (matrix/host-memory.h),
+// like a matrix's: a training step compresses the same sizes every
+// minibatch and reuses the pages instead of faulting fresh ones in.
 #ifndef NNET3_CUDAMATRIX_CU_COMPRESSED_MATRIX_H_
 #define NNET3_CUDAMATRIX_CU_COMPRESSED_MATRIX_H_
-
-#include <vector>
 
 #include "cudamatrix/cu-matrix.h"
 
@@ -45,7 +46,8 @@ class CuCompressedMatrix {
   int32 num_rows_ = 0, num_cols_ = 0;
   BaseFloat range_;
   bool on_device_;
-  std::vector<char> host_;  // the integers, row after row (CPU backend)
+  size_t host_bytes_ = 0;
+  void *host_ = nullptr;    // the integers, row after row (CPU backend)
   void *device_ = nullptr;  // the same in device memory (GPU backend)
 };
 

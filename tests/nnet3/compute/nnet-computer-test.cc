@@ -708,31 +708,37 @@ TEST(NnetComputer, CompressionStoresQuantizedValues) {
   Nnet nnet = MakeNnet(kAffineReluConfig);
   NnetComputation c;
   int32 in = c.NewMatrix(4, 4), m16 = c.NewMatrix(4, 4), m8 = c.NewMatrix(4, 4),
-        sign = c.NewMatrix(4, 4), out = c.NewMatrix(4, 12);
+        sign = c.NewMatrix(4, 4), sign8 = c.NewMatrix(4, 4),
+        out = c.NewMatrix(4, 16);
   int32 input = nnet.GetNodeIndex("input"), output = nnet.GetNodeIndex("output");
   c.commands.push_back(Cmd(kAcceptInput, in, input));
-  for (int32 s : {m16, m8, sign}) {
+  for (int32 s : {m16, m8, sign, sign8}) {
     c.commands.push_back(Cmd(kAllocMatrix, s));
     c.commands.push_back(Cmd(kMatrixCopy, s, in));
   }
   // int16 with range 4 (no truncation needed), int8 with range 1 and
-  // truncation, uint8 with range 0: the sign only.
+  // truncation, uint8 and int8 with range 0: the sign only (-1 kept by the
+  // signed type).
   c.commands.push_back(Cmd(4.0, kCompressMatrix, m16, 3, 0));
   c.commands.push_back(Cmd(1.0, kCompressMatrix, m8, 1, 1));
   c.commands.push_back(Cmd(0.0, kCompressMatrix, sign, 2, 1));
+  c.commands.push_back(Cmd(0.0, kCompressMatrix, sign8, 1, 1));
   c.commands.push_back(Cmd(kDecompressMatrix, m16));
   c.commands.push_back(Cmd(kDecompressMatrix, m8));
   c.commands.push_back(Cmd(kDecompressMatrix, sign));
+  c.commands.push_back(Cmd(kDecompressMatrix, sign8));
   c.commands.push_back(Cmd(kAllocMatrix, out));
   c.commands.push_back(Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 0, 4), m16));
   c.commands.push_back(Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 4, 4), m8));
   c.commands.push_back(Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 8, 4), sign));
+  c.commands.push_back(
+      Cmd(kMatrixCopy, c.NewSubMatrix(out, 0, 4, 12, 4), sign8));
   c.commands.push_back(Cmd(kProvideOutput, out, output));
   CuMatrix<BaseFloat> x = RandMatrix(4, 4, 40);
   x.Mat()(0, 0) = 3.0;    // saturates in the int8 copy
   x.Mat()(1, 1) = -2.5;
   x.Mat()(2, 2) = 0.0;
-  Mat expected = Zeros(4, 12);
+  Mat expected = Zeros(4, 16);
   for (int r = 0; r < 4; r++)
     for (int j = 0; j < 4; j++) {
       // value = scale * round(x / scale), scale = range / max-integer,
@@ -746,6 +752,7 @@ TEST(NnetComputer, CompressionStoresQuantizedValues) {
       q8 = std::min(127.0, std::max(-128.0, q8));
       expected[r][4 + j] = s8 * q8;
       expected[r][8 + j] = (v > 0 ? 1.0 : 0.0);
+      expected[r][12 + j] = (v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0));
     }
   NnetComputer computer(NnetComputeOptions(), c, nnet, nullptr);
   computer.AcceptInput("input", &x);
