@@ -3,12 +3,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
 namespace nnet3 {
 
 namespace {
+
+// Calls f(t) for t = lo, lo + step, ... while t <= hi, skipping the values
+// an int32 cannot hold (no Index has them), until f returns false. The
+// bounds are 64-bit so that a context or period near the int32 limits
+// cannot overflow.
+template <typename F>
+void ForEachTime(int64 lo, int64 hi, int32 step, const F &f) {
+  const int64 kMin = std::numeric_limits<int32>::min(),
+              kMax = std::numeric_limits<int32>::max();
+  if (lo < kMin) lo += (kMin - lo + step - 1) / step * step;
+  if (hi > kMax) hi = kMax;
+  for (int64 t = lo; t <= hi; t += step)
+    if (!f(static_cast<int32>(t))) return;
+}
 
 // Orders Indexes by n, then x, then t: each sequence's frames become
 // contiguous and time-ordered, which makes every window a row range.
@@ -186,9 +201,9 @@ int32 StatisticsExtractionComponent::Properties() const {
          (include_variance_ ? kBackpropNeedsInput : 0);
 }
 
-int32 StatisticsExtractionComponent::BlockStart(int32 t) const {
+int64 StatisticsExtractionComponent::BlockStart(int32 t) const {
   // Floor division (C++ division truncates towards zero).
-  int32 q = t / output_period_;
+  int64 q = t / output_period_;
   if (q * output_period_ > t) q--;
   return q * output_period_;
 }
@@ -197,12 +212,13 @@ void StatisticsExtractionComponent::GetInputIndexes(
     const MiscComputationInfo &, const Index &output_index,
     std::vector<Index> *desired_indexes) const {
   desired_indexes->clear();
-  int32 begin = BlockStart(output_index.t), end = begin + output_period_;
+  int64 begin = BlockStart(output_index.t);
   Index in_index(output_index);
-  for (int32 t = begin; t < end; t += input_period_) {
+  ForEachTime(begin, begin + output_period_ - 1, input_period_, [&](int32 t) {
     in_index.t = t;
     desired_indexes->push_back(in_index);
-  }
+    return true;
+  });
 }
 
 bool StatisticsExtractionComponent::IsComputable(
@@ -212,15 +228,16 @@ bool StatisticsExtractionComponent::IsComputable(
   // are used.
   if (used_inputs != nullptr) used_inputs->clear();
   bool any = false;
-  int32 begin = BlockStart(output_index.t), end = begin + output_period_;
+  int64 begin = BlockStart(output_index.t);
   Index in_index(output_index);
-  for (int32 t = begin; t < end; t += input_period_) {
+  ForEachTime(begin, begin + output_period_ - 1, input_period_, [&](int32 t) {
     in_index.t = t;
-    if (!input_index_set(in_index)) continue;
+    if (!input_index_set(in_index)) return true;
     any = true;
-    if (used_inputs == nullptr) break;
+    if (used_inputs == nullptr) return false;
     used_inputs->push_back(in_index);
-  }
+    return true;
+  });
   return any;
 }
 
@@ -245,12 +262,12 @@ ComponentPrecomputedIndexes *StatisticsExtractionComponent::PrecomputeIndexes(
   Vector<BaseFloat> counts(num_out);
   for (int32 o = 0; o < num_out; o++) {
     const Index &out_index = output_indexes[o];
-    int32 begin = BlockStart(out_index.t), end = begin + output_period_;
+    int64 begin = BlockStart(out_index.t);
     Index in_index(out_index);
-    for (int32 t = begin; t < end; t += input_period_) {
+    ForEachTime(begin, begin + output_period_ - 1, input_period_, [&](int32 t) {
       in_index.t = t;
       auto it = input_row.find(in_index);
-      if (it == input_row.end()) continue;
+      if (it == input_row.end()) return true;
       ExtendRange(it->second, &ranges[o]);
       counts(o) += 1.0;
       // Blocks do not overlap, so each input row may feed one output row
@@ -263,7 +280,8 @@ ComponentPrecomputedIndexes *StatisticsExtractionComponent::PrecomputeIndexes(
                   << " frames; read this component through Round(name, "
                   << output_period_ << ")";
       owner[it->second] = o;
-    }
+      return true;
+    });
     NNET3_ASSERT(counts(o) != 0.0 && "output row with no input rows");
   }
   for (int32 i = 0; i < num_in; i++)
@@ -382,7 +400,7 @@ void StatisticsPoolingComponent::InitFromConfig(ConfigLine *cfl) {
   CheckNoUnusedValues(*cfl, *this);
   // Kaldi's config-time test: the context is checked as a sum first, so
   // that leaving both out is reported as such.
-  if (left_context_ + right_context_ <= 0)
+  if (int64(left_context_) + right_context_ <= 0)
     NNET3_ERR << Type() << ": left-context=" << left_context_
               << " right-context=" << right_context_
               << " (both >= 0, sum > 0 required)";
@@ -401,7 +419,7 @@ void StatisticsPoolingComponent::Check() const {
   if (right_context_ < 0)
     NNET3_ERR << Type() << ": right-context=" << right_context_
               << " must be >= 0";
-  if (left_context_ + right_context_ <= 0)
+  if (int64(left_context_) + right_context_ <= 0)
     NNET3_ERR << Type() << ": left-context + right-context must be > 0";
   if (left_context_ % input_period_ != 0)
     NNET3_ERR << Type() << ": left-context=" << left_context_
@@ -439,11 +457,12 @@ void StatisticsPoolingComponent::GetInputIndexes(
               << ", which is not a multiple of input-period=" << input_period_
               << " (use Round() to reach this component)";
   Index in_index(output_index);
-  for (int32 t = center - left_context_; t <= center + right_context_;
-       t += input_period_) {
+  ForEachTime(int64(center) - left_context_, int64(center) + right_context_,
+              input_period_, [&](int32 t) {
     in_index.t = t;
     desired_indexes->push_back(in_index);
-  }
+    return true;
+  });
 }
 
 bool StatisticsPoolingComponent::IsComputable(
@@ -455,14 +474,15 @@ bool StatisticsPoolingComponent::IsComputable(
   if (center % input_period_ != 0) return false;
   bool any = false;
   Index in_index(output_index);
-  for (int32 t = center - left_context_; t <= center + right_context_;
-       t += input_period_) {
+  ForEachTime(int64(center) - left_context_, int64(center) + right_context_,
+              input_period_, [&](int32 t) {
     in_index.t = t;
-    if (!input_index_set(in_index)) continue;
+    if (!input_index_set(in_index)) return true;
     any = true;
-    if (used_inputs == nullptr) break;
+    if (used_inputs == nullptr) return false;
     used_inputs->push_back(in_index);
-  }
+    return true;
+  });
   return any;
 }
 
@@ -486,14 +506,15 @@ ComponentPrecomputedIndexes *StatisticsPoolingComponent::PrecomputeIndexes(
   for (int32 o = 0; o < num_out; o++) {
     Index in_index(output_indexes[o]);
     int32 center = in_index.t;
-    for (int32 t = center - left_context_; t <= center + right_context_;
-         t += input_period_) {
+    ForEachTime(int64(center) - left_context_, int64(center) + right_context_,
+                input_period_, [&](int32 t) {
       in_index.t = t;
       auto it = input_row.find(in_index);
-      if (it == input_row.end()) continue;
+      if (it == input_row.end()) return true;
       ExtendRange(it->second, &window[o]);
       ExtendRange(o, &users[it->second]);
-    }
+      return true;
+    });
     NNET3_ASSERT(window[o].first != -1 && "output row with no input rows");
   }
   for (int32 i = 0; i < num_in; i++)

@@ -113,7 +113,7 @@ class StatisticsExtractionComponent : public Component {
   // Throws a UserError unless the configuration is usable.
   void Check() const;
   // First input time of the block that output time t falls in.
-  int32 BlockStart(int32 t) const;
+  int64 BlockStart(int32 t) const;
 
   int32 input_dim_ = -1;
   int32 input_period_ = 1;

@@ -120,6 +120,15 @@ const int32 kMaxComputabilityDepth = 4000;
 // memory. An x-vector network pooling over 10,000 frames visits a few
 // hundred thousand.
 const size_t kMaxComputabilityCindexes = 4000000;
+// The most lookups (memoized or not) one evaluation makes. Few distinct
+// Cindexes can still cost without bound when each is reached again and
+// again: a statistics-extraction block of millions of frames is scanned
+// once for every pooling frame that asks for it. In a table of millions of
+// Cindexes a lookup takes about 150 ns in a release build (about 1 us
+// under AddressSanitizer), so the limit is 1.5 seconds of work; the
+// x-vector benchmark network (pooling over 10,000 frames, to the left or
+// to the right) needs under a million.
+const size_t kMaxComputabilityLookups = 10000000;
 
 class ComputabilityEvaluator {
  public:
@@ -135,6 +144,12 @@ class ComputabilityEvaluator {
   }
 
   bool Computable(const Cindex &c) {
+    if (++lookups_ > kMaxComputabilityLookups)
+      NNET3_ERR << "Working out which outputs are computable took more than "
+                << kMaxComputabilityLookups << " lookups (at node '"
+                << nnet_.GetNodeName(c.first) << "', t = " << c.second.t
+                << "): the network's context is too large (check the "
+                << "components' left and right context and periods)";
     auto it = state_.find(c);
     if (it != state_.end()) return it->second == kYes;
     // Each level of this recursion is one Cindex waiting on another. A
@@ -216,6 +231,7 @@ class ComputabilityEvaluator {
 
   const Nnet &nnet_;
   int32 depth_ = 0;
+  size_t lookups_ = 0;
   std::unordered_set<Cindex, CindexHasher> available_;
   std::unordered_map<Cindex, State, CindexHasher> state_;
 };

@@ -76,5 +76,44 @@ TEST(NnetUtils, AContextOfMillionsOfFramesIsAnErrorNotAnOutOfMemory) {
   ExpectContextError(nnet, "context is too large");
 }
 
+TEST(NnetUtils, RescanningAHugeStatisticsBlockIsAnErrorNotAHang) {
+  // Found by fuzzing (tests/data/fuzz/nnet-read): an extraction block of
+  // 3 million frames, read by a pooling window of 134 million. Few distinct
+  // (node, time) pairs, but every pooling frame scanned the whole block
+  // again: hours of work before the lookup limit.
+  Nnet nnet = FromConfig(
+      "input-node name=input dim=4\n"
+      "component name=extract type=StatisticsExtractionComponent "
+      "input-dim=4 input-period=2 output-period=3080196 "
+      "include-variance=false\n"
+      "component-node name=extract component=extract input=input\n"
+      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
+      "input-period=4 left-context=134217732 right-context=16 "
+      "num-log-count-features=0 output-stddevs=false\n"
+      "component-node name=pool component=pool input=extract\n"
+      "component name=a type=AffineComponent input-dim=4 output-dim=4\n"
+      "component-node name=a component=a input=input\n"
+      "output-node name=output input=Sum(a, Round(pool, 4))\n");
+  ExpectContextError(nnet, "context is too large");
+}
+
+TEST(NnetUtils, ContextsNearTheInt32LimitsDoNotOverflow) {
+  // Pooling windows that reach past INT32_MIN and INT32_MAX: the times
+  // an Index cannot hold are skipped, not wrapped around (UBSan checks).
+  Nnet nnet = FromConfig(
+      "input-node name=input dim=4\n"
+      "component name=extract type=StatisticsExtractionComponent "
+      "input-dim=4 input-period=1 output-period=1 include-variance=false\n"
+      "component-node name=extract component=extract input=input\n"
+      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
+      "input-period=1 left-context=2147483647 right-context=2147483647 "
+      "num-log-count-features=0 output-stddevs=false\n"
+      "component-node name=pool component=pool input=extract\n"
+      "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
+      "component-node name=a component=a input=Append(input, pool)\n"
+      "output-node name=output input=a\n");
+  ExpectContextError(nnet, "context is too large");
+}
+
 }  // namespace
 }  // namespace nnet3
