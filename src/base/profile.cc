@@ -33,12 +33,12 @@ void Profiler::Open(const char *category) {
     e = it->second;
   }
   if (sync_) sync_();
-  stack_.push_back(Frame{e, Clock::now(), 0.0});
+  stack_.push_back(Frame{e, category, Clock::now(), 0.0});
 }
 
 void Profiler::Open(const std::string &category) {
   if (sync_) sync_();
-  stack_.push_back(Frame{Lookup(category), Clock::now(), 0.0});
+  stack_.push_back(Frame{Lookup(category), nullptr, Clock::now(), 0.0});
 }
 
 void Profiler::Close() {

@@ -44,11 +44,17 @@ class Profiler {
   void Open(const char *category);
   void Open(const std::string &category);
   void Close();
+  // The category of the innermost open scope when it was opened with a
+  // literal, else nullptr.
+  const char *InnermostLiteral() const {
+    return stack_.empty() ? nullptr : stack_.back().literal;
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
   struct Frame {
     Entry *entry;
+    const char *literal;  // the category as opened, if a literal
     Clock::time_point start;
     double child_seconds;
   };
@@ -58,6 +64,9 @@ class Profiler {
   std::vector<Frame> stack_;
   void (*sync_)() = nullptr;
 };
+
+// The category of the natural-gradient preconditioner's work.
+inline constexpr char kProfileNaturalGradient[] = "natural gradient";
 
 // The profiler active on this thread, or nullptr.
 Profiler *ActiveProfiler();
@@ -83,6 +92,19 @@ class ProfileScope {
   }
   explicit ProfileScope(const std::string &category) : p_(ActiveProfiler()) {
     if (p_) p_->Open(category);
+  }
+  // Charged to "nested" instead of "category" when the innermost open
+  // scope is "parent" (same text): e.g. the GEMMs that the natural
+  // gradient does, counted apart from the model's own.
+  ProfileScope(const char *category, const char *parent, const char *nested)
+      : p_(ActiveProfiler()) {
+    if (!p_) return;
+    const char *innermost = p_->InnermostLiteral();
+    const bool inside = innermost != nullptr &&
+                        std::char_traits<char>::compare(
+                            innermost, parent,
+                            std::char_traits<char>::length(parent) + 1) == 0;
+    p_->Open(inside ? nested : category);
   }
   ~ProfileScope() {
     if (p_) p_->Close();

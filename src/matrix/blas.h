@@ -20,14 +20,16 @@ inline CBLAS_TRANSPOSE Trans(MatrixTransposeType t) {
 inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc) {
-  ProfileScope scope("GEMM");
+  ProfileScope scope("GEMM", kProfileNaturalGradient,
+                     "GEMM in natural gradient");
   cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }
 inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  int k, double alpha, const double *a, int lda,
                  const double *b, int ldb, double beta, double *c, int ldc) {
-  ProfileScope scope("GEMM");
+  ProfileScope scope("GEMM", kProfileNaturalGradient,
+                     "GEMM in natural gradient");
   cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }

@@ -44,6 +44,32 @@ TEST(Profiler, NestedScopesAreChargedExclusively) {
               1e-12);
 }
 
+TEST(Profiler, AScopeInsideItsParentCategoryIsChargedToTheNestedName) {
+  Profiler p;
+  {
+    ProfilerActivation active(&p);
+    { ProfileScope gemm("GEMM", "natural gradient", "GEMM in NG"); }
+    {
+      ProfileScope ng(std::string("natural gradient"));  // not a literal
+      ProfileScope gemm("GEMM", "natural gradient", "GEMM in NG");
+    }
+    {
+      // The text decides, not the address of the literal.
+      std::string parent = "natural gradient";
+      ProfileScope ng("natural gradient");
+      ProfileScope gemm("GEMM", parent.c_str(), "GEMM in NG");
+      ProfileScope deeper("GEMM", parent.c_str(), "GEMM in NG");
+    }
+  }
+  const auto &e = p.Entries();
+  // The first GEMM has no parent; the second's parent was opened from a
+  // std::string, which this rule does not see; the third is inside; the
+  // fourth's innermost scope is that GEMM, not the natural gradient.
+  EXPECT_EQ(e.at("GEMM").calls, 3);
+  EXPECT_EQ(e.at("GEMM in NG").calls, 1);
+  EXPECT_EQ(e.at("natural gradient").calls, 2);
+}
+
 TEST(Profiler, NothingIsRecordedWithoutActivation) {
   Profiler p;
   { ProfileScope s("x"); }

@@ -220,7 +220,7 @@ void OnlineNaturalGradient::Init(const CuMatrixBase<BaseFloat> &X0) {
 
 void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
                                                    BaseFloat *scale) {
-  ProfileScope profile("natural gradient");
+  ProfileScope profile(kProfileNaturalGradient);
   if (X->NumCols() == 1 || X->NumRows() == 0) {
     // One dimension: the rescaled preconditioned direction is the input.
     if (scale != nullptr) *scale = 1.0;
