@@ -58,21 +58,34 @@ TEST(NnetUtils, ARecurrenceThatNeverReachesTheInputIsAnError) {
   ExpectContextError(nnet, "never reaches the input");
 }
 
+// input (4 dims) -> statistics extraction -> statistics pooling (means only,
+// 4 dims), read by the output as "use" says; "extract" and "pool" are the
+// two components' period and context options.
+Nnet PoolingNnet(const std::string &extract, const std::string &pool,
+                 const std::string &use) {
+  return FromConfig(
+      "input-node name=input dim=4\n"
+      "component name=extract type=StatisticsExtractionComponent "
+      "input-dim=4 " + extract + " include-variance=false\n"
+      "component-node name=extract component=extract input=input\n"
+      "component name=pool type=StatisticsPoolingComponent input-dim=5 " +
+      pool + " num-log-count-features=0 output-stddevs=false\n"
+      "component-node name=pool component=pool input=extract\n" + use);
+}
+
+// The output: an affine over the input and the pooled statistics.
+const char kAppendPool[] =
+    "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
+    "component-node name=a component=a input=Append(input, pool)\n"
+    "output-node name=output input=a\n";
+
 TEST(NnetUtils, AContextOfMillionsOfFramesIsAnErrorNotAnOutOfMemory) {
   // Found by fuzzing (tests/data/fuzz/nnet-read): statistics pooling over
   // 10^8 frames made working out the context explore every one of them.
-  Nnet nnet = FromConfig(
-      "input-node name=input dim=4\n"
-      "component name=extract type=StatisticsExtractionComponent "
-      "input-dim=4 input-period=1 output-period=1 include-variance=false\n"
-      "component-node name=extract component=extract input=input\n"
-      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
-      "input-period=1 left-context=100000000 right-context=0 "
-      "num-log-count-features=0 output-stddevs=false\n"
-      "component-node name=pool component=pool input=extract\n"
-      "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
-      "component-node name=a component=a input=Append(input, pool)\n"
-      "output-node name=output input=a\n");
+  Nnet nnet = PoolingNnet("input-period=1 output-period=1",
+                          "input-period=1 left-context=100000000 "
+                          "right-context=0",
+                          kAppendPool);
   ExpectContextError(nnet, "context is too large");
 }
 
@@ -81,16 +94,9 @@ TEST(NnetUtils, RescanningAHugeStatisticsBlockIsAnErrorNotAHang) {
   // 3 million frames, read by a pooling window of 134 million. Few distinct
   // (node, time) pairs, but every pooling frame scanned the whole block
   // again: hours of work before the lookup limit.
-  Nnet nnet = FromConfig(
-      "input-node name=input dim=4\n"
-      "component name=extract type=StatisticsExtractionComponent "
-      "input-dim=4 input-period=2 output-period=3080196 "
-      "include-variance=false\n"
-      "component-node name=extract component=extract input=input\n"
-      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
-      "input-period=4 left-context=134217732 right-context=16 "
-      "num-log-count-features=0 output-stddevs=false\n"
-      "component-node name=pool component=pool input=extract\n"
+  Nnet nnet = PoolingNnet(
+      "input-period=2 output-period=3080196",
+      "input-period=4 left-context=134217732 right-context=16",
       "component name=a type=AffineComponent input-dim=4 output-dim=4\n"
       "component-node name=a component=a input=input\n"
       "output-node name=output input=Sum(a, Round(pool, 4))\n");
@@ -100,18 +106,10 @@ TEST(NnetUtils, RescanningAHugeStatisticsBlockIsAnErrorNotAHang) {
 TEST(NnetUtils, ContextsNearTheInt32LimitsDoNotOverflow) {
   // Pooling windows that reach past INT32_MIN and INT32_MAX: the times
   // an Index cannot hold are skipped, not wrapped around (UBSan checks).
-  Nnet nnet = FromConfig(
-      "input-node name=input dim=4\n"
-      "component name=extract type=StatisticsExtractionComponent "
-      "input-dim=4 input-period=1 output-period=1 include-variance=false\n"
-      "component-node name=extract component=extract input=input\n"
-      "component name=pool type=StatisticsPoolingComponent input-dim=5 "
-      "input-period=1 left-context=2147483647 right-context=2147483647 "
-      "num-log-count-features=0 output-stddevs=false\n"
-      "component-node name=pool component=pool input=extract\n"
-      "component name=a type=AffineComponent input-dim=8 output-dim=2\n"
-      "component-node name=a component=a input=Append(input, pool)\n"
-      "output-node name=output input=a\n");
+  Nnet nnet = PoolingNnet("input-period=1 output-period=1",
+                          "input-period=1 left-context=2147483647 "
+                          "right-context=2147483647",
+                          kAppendPool);
   ExpectContextError(nnet, "context is too large");
 }
 
