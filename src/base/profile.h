@@ -15,6 +15,7 @@
 #define NNET3_BASE_PROFILE_H_
 
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <ostream>
 #include <string>
@@ -100,10 +101,8 @@ class ProfileScope {
       : p_(ActiveProfiler()) {
     if (!p_) return;
     const char *innermost = p_->InnermostLiteral();
-    const bool inside = innermost != nullptr &&
-                        std::char_traits<char>::compare(
-                            innermost, parent,
-                            std::char_traits<char>::length(parent) + 1) == 0;
+    const bool inside =
+        innermost != nullptr && std::strcmp(innermost, parent) == 0;
     p_->Open(inside ? nested : category);
   }
   ~ProfileScope() {

@@ -6,6 +6,7 @@
 #include "nnet3/nnet/nnet-edit.h"
 
 #include <algorithm>
+#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -144,30 +145,15 @@ class ComputabilityEvaluator {
   }
 
   bool Computable(const Cindex &c) {
-    if (++lookups_ > kMaxComputabilityLookups)
-      NNET3_ERR << "Working out which outputs are computable took more than "
-                << kMaxComputabilityLookups << " lookups (at node '"
-                << nnet_.GetNodeName(c.first) << "', t = " << c.second.t
-                << "): the network's context is too large (check the "
-                << "components' left and right context and periods)";
+    if (++lookups_ > kMaxComputabilityLookups) Fail(kTooManyLookups, c);
     auto it = state_.find(c);
     if (it != state_.end()) return it->second == kYes;
     // Each level of this recursion is one Cindex waiting on another. A
     // recurrence that only IfDefined or Failover guards, from a node that
     // needs no input, never reaches the edge of the input and would recurse
     // until the stack overflows: stop with an error instead.
-    if (depth_ >= kMaxComputabilityDepth)
-      NNET3_ERR << "Working out which outputs are computable needed a chain "
-                << "of more than " << kMaxComputabilityDepth
-                << " dependencies (at node '" << nnet_.GetNodeName(c.first)
-                << "', t = " << c.second.t << "): a recurrence that never "
-                << "reaches the input?";
-    if (state_.size() >= kMaxComputabilityCindexes)
-      NNET3_ERR << "Working out which outputs are computable visited more "
-                << "than " << kMaxComputabilityCindexes << " (node, time) "
-                << "pairs (at node '" << nnet_.GetNodeName(c.first)
-                << "', t = " << c.second.t << "): the network's context is "
-                << "too large (check the components' left and right context)";
+    if (depth_ >= kMaxComputabilityDepth) Fail(kTooDeep, c);
+    if (state_.size() >= kMaxComputabilityCindexes) Fail(kTooManyCindexes, c);
     depth_++;
     state_[c] = kInProgress;
     bool ans;
@@ -184,6 +170,32 @@ class ComputabilityEvaluator {
 
  private:
   enum State { kInProgress, kYes, kNo };
+  enum Limit { kTooManyLookups, kTooDeep, kTooManyCindexes };
+
+  // The error for a limit reached at c. Out of line, so that the message's
+  // temporaries do not enlarge the stack frame of Computable(), which
+  // recurses thousands of levels deep (under AddressSanitizer each
+  // temporary of an inlined message costs its own redzones on every level).
+  __attribute__((noinline, cold)) void Fail(Limit limit,
+                                            const Cindex &c) const {
+    std::ostringstream what;
+    if (limit == kTooManyLookups)
+      what << "took more than " << kMaxComputabilityLookups << " lookups";
+    else if (limit == kTooDeep)
+      what << "needed a chain of more than " << kMaxComputabilityDepth
+           << " dependencies";
+    else
+      what << "visited more than " << kMaxComputabilityCindexes
+           << " (node, time) pairs";
+    const char *why =
+        limit == kTooDeep
+            ? "a recurrence that never reaches the input?"
+            : "the network's context is too large (check the components' "
+              "left and right context and periods)";
+    NNET3_ERR << "Working out which outputs are computable " << what.str()
+              << " (at node '" << nnet_.GetNodeName(c.first) << "', t = "
+              << c.second.t << "): " << why;
+  }
 
   class NodeIndexSet : public IndexSet {
    public:
