@@ -44,27 +44,32 @@ inline float Uint16ToFloat(const GlobalHeader &h, uint16 value) {
   return h.min_value + h.range * 1.52590218966964e-05F * value;
 }
 
+// static_cast<int>(x) clamped to [lo, hi], with the clamping done before the
+// conversion: the same result whenever x converts, and no undefined
+// conversion when x is NaN (gives lo) or beyond the int range. Percentiles
+// that a matrix with a huge offset and a tiny spread rounds to the same
+// float make the fractions below 0/0 or x/0.
+inline int ClampedToInt(double x, int lo, int hi) {
+  if (!(x > lo)) return lo;
+  if (x >= hi) return hi;
+  return static_cast<int>(x);
+}
+
 inline uint8 FloatToChar(float p0, float p25, float p75, float p100,
                          float value) {
   int ans;
   if (value < p25) {
     // [p0, p25) maps to 0..64.
     float f = (value - p0) / (p25 - p0);
-    ans = static_cast<int>(f * 64 + 0.5);
-    if (ans < 0) ans = 0;
-    if (ans > 64) ans = 64;
+    ans = ClampedToInt(f * 64 + 0.5, 0, 64);
   } else if (value < p75) {
     // [p25, p75) maps to 64..192.
     float f = (value - p25) / (p75 - p25);
-    ans = 64 + static_cast<int>(f * 128 + 0.5);
-    if (ans < 64) ans = 64;
-    if (ans > 192) ans = 192;
+    ans = 64 + ClampedToInt(f * 128 + 0.5, 0, 128);
   } else {
     // [p75, p100] maps to 192..255.
     float f = (value - p75) / (p100 - p75);
-    ans = 192 + static_cast<int>(f * 63 + 0.5);
-    if (ans < 192) ans = 192;
-    if (ans > 255) ans = 255;
+    ans = 192 + ClampedToInt(f * 63 + 0.5, 0, 63);
   }
   return static_cast<uint8>(ans);
 }
