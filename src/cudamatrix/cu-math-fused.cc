@@ -207,7 +207,9 @@ void BackpropRectifiedLinearWithStats(const CuMatrixBase<Real> &out_value,
   NNET3_ASSERT(SameDim(out_value, out_deriv) && SameDim(out_value, *in_deriv) &&
                (deriv_sumsq == nullptr || deriv_sumsq->Dim() == cols) &&
                (repair == nullptr || repair->Dim() == cols));
-  if (out_value.OnDevice()) {
+  if (out_value.OnDevice() || (deriv_sumsq == nullptr && repair == nullptr)) {
+    // The sequence (on the host without statistics or repair that is just
+    // the rectifier's backprop).
     if (deriv_sumsq != nullptr)
       deriv_sumsq->AddDiagMat2(1.0, out_deriv, kTrans, 0.0);
     BackpropRectifiedLinear(out_value, out_deriv, in_deriv);
@@ -228,18 +230,11 @@ void BackpropRectifiedLinearWithStats(const CuMatrixBase<Real> &out_value,
       Real *dr = d.RowData(r);
       if (q != nullptr)
         for (MatrixIndexT c = c0; c < c1; c++) q[c] += one * er[c] * er[c];
-      if (rep != nullptr) {
-        for (MatrixIndexT c = c0; c < c1; c++) {
-          const Real ec = er[c];
-          Real v = (yr[c] > 0.0f ? ec : Real(0));
-          v += one * rep[c];
-          dr[c] = v;
-        }
-      } else {
-        for (MatrixIndexT c = c0; c < c1; c++) {
-          const Real ec = er[c];
-          dr[c] = (yr[c] > 0.0f ? ec : Real(0));
-        }
+      for (MatrixIndexT c = c0; c < c1; c++) {
+        const Real ec = er[c];
+        Real v = (yr[c] > 0.0f ? ec : Real(0));
+        if (rep != nullptr) v += one * rep[c];
+        dr[c] = v;
       }
     }
   };
@@ -253,7 +248,7 @@ void BackpropRectifiedLinearWithStats(const CuMatrixBase<Real> &out_value,
       });
     else
       body(0, num_rows, 0, cols);
-  } else if (independent) {
+  } else if (independent) {  // repair only: purely elementwise
     ForRowBlocks(num_rows, cols, [&](MatrixIndexT r0, MatrixIndexT r1) {
       body(r0, r1, 0, cols);
     });
