@@ -1,6 +1,9 @@
 // nnet3/components/convolution-model.cc
 #include "nnet3/components/convolution-model.h"
 
+#include <algorithm>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -11,19 +14,50 @@
 namespace nnet3 {
 namespace time_height_convolution {
 
+namespace {
+
+constexpr int64 kInt32Max = std::numeric_limits<int32>::max();
+
+// floor(a / b) and ceil(a / b) for b > 0.
+int64 FloorDiv(int64 a, int64 b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64 CeilDiv(int64 a, int64 b) { return -FloorDiv(-a, b); }
+
+// The smallest k in [0, last] that no closed interval in 'intervals' holds
+// (an interval with first > second is empty), or -1 if there is none.
+int64 FirstUncovered(std::vector<std::pair<int64, int64> > intervals,
+                     int64 last) {
+  if (last < 0) return -1;
+  std::sort(intervals.begin(), intervals.end());
+  int64 next = 0;  // [0, next) is covered
+  for (const auto &iv : intervals) {
+    if (iv.first > next) break;
+    next = std::max(next, iv.second + 1);
+    if (next > last) return -1;
+  }
+  return next;
+}
+
+}  // namespace
+
 void ConvolutionModel::ComputeDerived() {
   all_time_offsets.clear();
   for (const Offset &o : offsets)
     if (o.time_offset != kNoTime) all_time_offsets.insert(o.time_offset);
-  // gcd of the gaps between consecutive distinct offsets (0 if just one).
-  time_offsets_modulus = 0;
+  // gcd of the gaps between consecutive distinct offsets (0 if just one),
+  // in 64 bits: two int32 offsets can be 2^32 apart. A gcd that does not
+  // fit int32 is stored as 0; Check() rejects such a span.
+  int64 modulus = 0;
   bool first = true;
-  int32 prev = 0;
+  int64 prev = 0;
   for (int32 t : all_time_offsets) {
-    if (!first) time_offsets_modulus = std::gcd(time_offsets_modulus, t - prev);
+    if (!first) modulus = std::gcd(modulus, static_cast<int64>(t) - prev);
     prev = t;
     first = false;
   }
+  time_offsets_modulus =
+      modulus <= kInt32Max ? static_cast<int32>(modulus) : 0;
 }
 
 bool ConvolutionModel::operator==(const ConvolutionModel &o) const {
@@ -37,6 +71,12 @@ bool ConvolutionModel::operator==(const ConvolutionModel &o) const {
          time_offsets_modulus == o.time_offsets_modulus;
 }
 
+
+// The height checks work per offset on the interval of output heights j
+// for which j * height_subsample_out + height_offset is an input height, so
+// their cost does not grow with height-in or height-out (both can be near
+// 2^31 in a damaged file). They find the same first failure, and say the
+// same thing about it, as a walk over every (j, offset) pair would.
 bool ConvolutionModel::Check(bool check_heights_used,
                              bool allow_height_padding,
                              std::string *why) const {
@@ -62,6 +102,22 @@ bool ConvolutionModel::Check(bool check_heights_used,
     reason << "required-time-offsets is empty";
     return fail();
   }
+  {
+    const int64 input_dim = static_cast<int64>(num_filters_in) * height_in,
+                output_dim = static_cast<int64>(num_filters_out) * height_out,
+                param_cols =
+                    static_cast<int64>(num_filters_in) * offsets.size();
+    if (input_dim > kInt32Max || output_dim > kInt32Max ||
+        param_cols > kInt32Max) {
+      reason << "the sizes do not fit a 32-bit dimension (at most "
+             << kInt32Max << "): input-dim " << input_dim
+             << " (num-filters-in x height-in), output-dim " << output_dim
+             << " (num-filters-out x height-out), parameter columns "
+             << param_cols << " (num-filters-in x " << offsets.size()
+             << " offsets)";
+      return fail();
+    }
+  }
   for (size_t i = 0; i + 1 < offsets.size(); i++) {
     if (!(offsets[i] < offsets[i + 1])) {
       reason << "the offsets are not sorted and unique (offset "
@@ -77,6 +133,14 @@ bool ConvolutionModel::Check(bool check_heights_used,
       reason << "a kNoTime offset must be the pair (kNoTime, kNoTime)";
       return fail();
     }
+  }
+  if (!all_time_offsets.empty() &&
+      static_cast<int64>(*all_time_offsets.rbegin()) -
+              *all_time_offsets.begin() > kInt32Max) {
+    reason << "the time offsets span more than " << kInt32Max
+           << " frames (" << *all_time_offsets.begin() << " to "
+           << *all_time_offsets.rbegin() << ")";
+    return fail();
   }
   {
     ConvolutionModel copy(*this);
@@ -97,50 +161,87 @@ bool ConvolutionModel::Check(bool check_heights_used,
       return fail();
     }
   }
-  std::vector<bool> height_used(height_in, false),
-      offset_used(offsets.size(), false);
-  for (int32 j = 0; j < height_out; j++) {
-    int32 h_base = j * height_subsample_out;
-    bool reachable = false;  // some input height in range at a required time
+  // reads[i]: the output heights j (an interval, maybe empty) at which
+  // offset i reads an input height. The image-average offset reads the
+  // whole image and takes no part in the height checks.
+  const int64 stride = height_subsample_out, last_j = height_out - 1;
+  const int64 kNone = std::numeric_limits<int64>::max();
+  std::vector<std::pair<int64, int64> > reads(offsets.size()), required;
+  int64 pad_j = kNone;  // first output height that reads outside the input
+  size_t pad_i = 0;
+  for (size_t i = 0; i < offsets.size(); i++) {
+    const Offset &o = offsets[i];
+    if (o.time_offset == kNoTime) {
+      reads[i] = std::make_pair(int64{0}, last_j);
+      continue;
+    }
+    const int64 lo = std::max<int64>(0, CeilDiv(-int64{o.height_offset},
+                                                stride)),
+                hi = std::min<int64>(
+                    last_j, FloorDiv(int64{height_in} - 1 - o.height_offset,
+                                     stride));
+    reads[i] = std::make_pair(lo, hi);
+    if (required_time_offsets.count(o.time_offset)) required.push_back(reads[i]);
+    int64 outside = lo > 0 ? 0 : (hi < last_j ? std::max<int64>(0, hi + 1)
+                                              : kNone);
+    if (outside < pad_j) {
+      pad_j = outside;
+      pad_i = i;
+    }
+  }
+  const int64 unreachable_j = FirstUncovered(required, last_j);
+  if (!allow_height_padding && pad_j != kNone &&
+      (unreachable_j < 0 || pad_j <= unreachable_j)) {
+    const int64 h = pad_j * stride + offsets[pad_i].height_offset;
+    reason << "output height " << pad_j << " with height offset "
+           << offsets[pad_i].height_offset << " reads input height " << h
+           << ", outside [0, " << height_in << ") (no padding allowed here)";
+    return fail();
+  }
+  if (unreachable_j >= 0) {
+    reason << "output height " << unreachable_j << " (of height-out="
+           << height_out << ") reads no input height in [0, " << height_in
+           << ") at a required time offset";
+    return fail();
+  }
+  if (check_heights_used) {
+    // Offset i reads the input heights h = j * stride + height_offset,
+    // j in reads[i]: within the class h mod stride, the indexes
+    // (h - class) / stride form an interval.
+    std::map<int64, std::vector<std::pair<int64, int64> > > by_class;
     for (size_t i = 0; i < offsets.size(); i++) {
       const Offset &o = offsets[i];
-      if (o.time_offset == kNoTime) {
-        offset_used[i] = true;
+      if (o.time_offset == kNoTime || reads[i].first > reads[i].second)
         continue;
-      }
-      int32 h = h_base + o.height_offset;
-      if (h < 0 || h >= height_in) {
-        if (!allow_height_padding) {
-          reason << "output height " << j << " with height offset "
-                 << o.height_offset << " reads input height " << h
-                 << ", outside [0, " << height_in
-                 << ") (no padding allowed here)";
-          return fail();
-        }
-        continue;
-      }
-      offset_used[i] = true;
-      height_used[h] = true;
-      if (required_time_offsets.count(o.time_offset)) reachable = true;
+      const int64 cls = o.height_offset - FloorDiv(o.height_offset, stride) *
+                                              stride,
+                  base = (o.height_offset - cls) / stride;
+      by_class[cls].push_back(
+          std::make_pair(base + reads[i].first, base + reads[i].second));
     }
-    if (!reachable) {
-      reason << "output height " << j << " (of height-out=" << height_out
-             << ") reads no input height in [0, " << height_in
-             << ") at a required time offset";
+    const int64 num_classes = std::min<int64>(stride, height_in);
+    int64 unread = kNone;
+    int64 missing_class = 0;  // the first class no offset reads
+    for (const auto &entry : by_class) {
+      if (entry.first != missing_class) break;
+      missing_class++;
+    }
+    if (missing_class < num_classes) unread = missing_class;
+    for (const auto &entry : by_class) {
+      const int64 cls = entry.first;
+      if (cls >= num_classes || cls >= unread) break;
+      const int64 k = FirstUncovered(
+          entry.second, FloorDiv(int64{height_in} - 1 - cls, stride));
+      if (k >= 0) unread = std::min(unread, cls + k * stride);
+    }
+    if (unread != kNone) {
+      reason << "input height " << unread << " (of height-in=" << height_in
+             << ") is never read";
       return fail();
     }
   }
-  if (check_heights_used) {
-    for (int32 h = 0; h < height_in; h++) {
-      if (!height_used[h]) {
-        reason << "input height " << h << " (of height-in=" << height_in
-               << ") is never read";
-        return fail();
-      }
-    }
-  }
   for (size_t i = 0; i < offsets.size(); i++) {
-    if (!offset_used[i]) {
+    if (reads[i].first > reads[i].second) {
       reason << "offset (" << offsets[i].time_offset << ","
              << offsets[i].height_offset
              << ") never reads an input height";
