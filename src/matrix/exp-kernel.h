@@ -13,8 +13,14 @@
 // denormals and zero, NaN propagated); SumExp() counts the terms below
 // 2^-125 as zero (see there). Results depend only on the inputs,
 // never on the alignment or the length of the array, so every caller is
-// deterministic. No FMA is assumed: the same binary gives the same bits on
-// every x86-64 CPU.
+// deterministic.
+//
+// Exp, SumExp, Max and AddConstant are compiled (exp-kernel.cc) for AVX-512, AVX2 and
+// baseline x86-64, and the loader picks the widest the CPU has. No variant
+// uses FMA and the file is built without contraction, so every variant does
+// the same float operations in the same order: the same inputs give the
+// same bits on every x86-64 CPU. The portable:: entries are the baseline
+// variant alone, for the test that checks this.
 #ifndef NNET3_MATRIX_EXP_KERNEL_H_
 #define NNET3_MATRIX_EXP_KERNEL_H_
 
@@ -62,24 +68,7 @@ inline int AnyOutside(const float *x, int n, float lo, float hi) {
 }
 
 // y[i] = exp(x[i]) for i < n. x and y may be the same array.
-inline void Exp(const float *x, float *y, int n) {
-  constexpr int kBlock = 256;
-  for (int start = 0; start < n; start += kBlock) {
-    const int len = (n - start < kBlock ? n - start : kBlock);
-    const float *xb = x + start;
-    float *yb = y + start;
-    if (!AnyOutside(xb, len, kLow, kHigh)) {
-      for (int i = 0; i < len; i++) yb[i] = PolyExp(xb[i]);
-    } else {
-      // Rare: the C library for the elements outside the range (it makes
-      // infinities, denormals and zeros exactly as std::exp does).
-      for (int i = 0; i < len; i++) {
-        const float v = xb[i];
-        yb[i] = ((v >= kLow) & (v <= kHigh)) ? PolyExp(v) : std::exp(v);
-      }
-    }
-  }
-}
+void Exp(const float *x, float *y, int n);
 
 // The sum of exp(x[i]) for i < n, accumulated in eight interleaved partial
 // sums (lane k takes the elements i = k mod 8) which are then added in a
@@ -88,54 +77,30 @@ inline void Exp(const float *x, float *y, int n) {
 // sum is at least 1, as in a log-softmax after subtracting the maximum
 // (where the denormal arithmetic they would need is many times slower than
 // the rest). Above kHigh, infinities and NaN give what std::exp gives.
-inline float SumExp(const float *x, int n) {
-  constexpr int kBlock = 256, kLanes = 8;
-  float partial[kLanes] = {0, 0, 0, 0, 0, 0, 0, 0};
-  float tail = 0.0f;
-  float buf[kBlock];
-  for (int start = 0; start < n; start += kBlock) {
-    const int len = (n - start < kBlock ? n - start : kBlock);
-    const float *xb = x + start;
-    if (AnyOutside(xb, len, -INFINITY, kHigh)) {
-      for (int i = 0; i < len; i++) {
-        const float v = xb[i];
-        tail += (v < kLow ? 0.0f : v <= kHigh ? PolyExp(v) : std::exp(v));
-      }
-      continue;
-    }
-    // Computed for every element (finite, as the argument is clamped) and
-    // multiplied by 0 or 1: no branch in the loop.
-    for (int i = 0; i < len; i++) {
-      const float v = xb[i];
-      const float keep = static_cast<float>(v >= kLow);
-      buf[i] = PolyExp(v >= kLow ? v : kLow) * keep;
-    }
-    int i = 0;
-    for (; i + kLanes <= len; i += kLanes)
-      for (int k = 0; k < kLanes; k++) partial[k] += buf[i + k];
-    for (; i < len; i++) tail += buf[i];
-  }
-  float sum = 0.0f;
-  for (int k = 0; k < kLanes; k++) sum += partial[k];
-  return sum + tail;
-}
+float SumExp(const float *x, int n);
 
 // The largest element of x[0..n) that compares greater than -infinity
 // (NaN is skipped, as the sequential "if (x > max) max = x" loop skips it),
 // in eight partial maxima; the maximum is exact, so the order is immaterial.
-inline float Max(const float *x, int n) {
-  constexpr int kLanes = 8;
-  const float neg_inf = -INFINITY;
-  float m[kLanes] = {neg_inf, neg_inf, neg_inf, neg_inf,
-                     neg_inf, neg_inf, neg_inf, neg_inf};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; k++) m[k] = (x[i + k] > m[k] ? x[i + k] : m[k]);
-  float ans = neg_inf;
-  for (int k = 0; k < kLanes; k++) ans = (m[k] > ans ? m[k] : ans);
-  for (; i < n; i++) ans = (x[i] > ans ? x[i] : ans);
-  return ans;
-}
+float Max(const float *x, int n);
+
+// y[i] = x[i] + c for i < n (x and y may be the same array).
+void AddConstant(const float *x, float c, float *y, int n);
+
+// y = log-softmax of x (x and y may be the same array): y[i] = x[i] - max,
+// then y[i] += -log(SumExp(y)), where max = Max(x). Returns max + log(sum),
+// the log of the normalizer. Exactly the operations of copying x to y and
+// calling Vector<float>::ApplyLogSoftMax on y, in one pass fewer.
+float LogSoftMax(const float *x, float *y, int n);
+
+// The same four kernels, baseline x86-64 code only (tests compare the
+// dispatched ones with these bit for bit).
+namespace portable {
+void Exp(const float *x, float *y, int n);
+float SumExp(const float *x, int n);
+float Max(const float *x, int n);
+void AddConstant(const float *x, float c, float *y, int n);
+}  // namespace portable
 
 }  // namespace exp_kernel
 }  // namespace nnet3

@@ -278,11 +278,8 @@ Real VectorBase<Real>::ApplyLogSoftMax() {
   if constexpr (std::is_same<Real, float>::value) {
     // The vectorized kernels (matrix/exp-kernel.h); the sum's order differs
     // from the loop below, which changes its rounding in the last bits.
-    const float max = exp_kernel::Max(data_, dim_);
-    for (MatrixIndexT i = 0; i < dim_; i++) data_[i] -= max;
-    const float sum = std::log(exp_kernel::SumExp(data_, dim_));
-    this->Add(-sum);
-    return max + sum;
+    return exp_kernel::LogSoftMax(reinterpret_cast<const float *>(data_),
+                                  reinterpret_cast<float *>(data_), dim_);
   }
   Real max = this->Max(), sum = 0.0;
   for (MatrixIndexT i = 0; i < dim_; i++)

@@ -4,7 +4,8 @@
 // polynomial range, the edges (overflow, underflow, infinities, NaN), the
 // independence of the results from array offset and length, the partial
 // sums against a double-precision sum, the maximum against the sequential
-// loop, and the float log-softmax that uses them against a naive one in
+// loop, the variant the loader picks against the baseline code bit for
+// bit, and the float log-softmax that uses them against a naive one in
 // double.
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "matrix/exp-kernel.h"
+#include "matrix/matrix.h"
 #include "matrix/vector.h"
 
 namespace nnet3 {
@@ -138,6 +140,54 @@ TEST(ExpKernel, MaxMatchesTheSequentialLoop) {
             -std::numeric_limits<float>::infinity());
 }
 
+// memcmp of n floats; an empty vector's data() may be null.
+bool SameBits(const float *a, const float *b, int n) {
+  return n == 0 || std::memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+// The loader picks the widest variant this CPU has (AVX-512 or AVX2 on
+// the machines we test on); its bits must equal the baseline code's, on
+// ordinary inputs, every edge case and lengths that leave vector tails.
+TEST(ExpKernel, DispatchedVariantGivesTheBaselineBits) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> wide(-120.0f, 120.0f),
+      normal(-30.0f, 0.0f);
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
+  for (int n : {0, 1, 7, 8, 15, 16, 17, 31, 255, 256, 257, 1000, 3000, 4099}) {
+    for (int kind = 0; kind < 3; kind++) {
+      std::vector<float> x(n);
+      for (float &v : x) v = kind == 0 ? normal(rng) : wide(rng);
+      if (kind == 2 && n > 4) {  // the edges: inf, -inf, NaN, huge, tiny
+        x[0] = inf;
+        x[n / 4] = -inf;
+        x[n / 3] = nan;
+        x[n / 2] = 88.5f;
+        x[n - 1] = -1e30f;
+      }
+      std::vector<float> got(n), want(n);
+      exp_kernel::Exp(x.data(), got.data(), n);
+      exp_kernel::portable::Exp(x.data(), want.data(), n);
+      EXPECT_TRUE(SameBits(got.data(), want.data(), n))
+          << "Exp, n = " << n << " kind " << kind;
+      const float sum = exp_kernel::SumExp(x.data(), n),
+                  sum_want = exp_kernel::portable::SumExp(x.data(), n);
+      EXPECT_EQ(0, std::memcmp(&sum, &sum_want, sizeof(float)))
+          << "SumExp, n = " << n << " kind " << kind << ": " << sum
+          << " vs " << sum_want;
+      const float max = exp_kernel::Max(x.data(), n),
+                  max_want = exp_kernel::portable::Max(x.data(), n);
+      EXPECT_EQ(0, std::memcmp(&max, &max_want, sizeof(float)))
+          << "Max, n = " << n << " kind " << kind;
+      const float c = kind == 0 ? -3.25f : normal(rng);
+      exp_kernel::AddConstant(x.data(), c, got.data(), n);
+      exp_kernel::portable::AddConstant(x.data(), c, want.data(), n);
+      EXPECT_TRUE(SameBits(got.data(), want.data(), n))
+          << "AddConstant, n = " << n << " kind " << kind;
+    }
+  }
+}
+
 TEST(ExpKernel, FloatLogSoftMaxMatchesNaiveDouble) {
   std::mt19937 rng(3);
   std::normal_distribution<float> dist(0.0f, 8.0f);
@@ -156,6 +206,45 @@ TEST(ExpKernel, FloatLogSoftMaxMatchesNaiveDouble) {
     for (int i = 0; i < n; i++)
       ASSERT_NEAR(v(i), x[i] - log_norm, 2e-5 * std::fabs(x[i] - log_norm) + 2e-5)
           << "n = " << n << " element " << i;
+  }
+}
+
+}  // namespace
+}  // namespace nnet3
+
+namespace nnet3 {
+namespace {
+
+// The one-pass-fewer log-softmax of a float matrix gives the bits of the
+// sequence it replaces (copy, maximum, subtract, sum of exponentials, log,
+// add), done here with the baseline kernels.
+TEST(ExpKernel, LogSoftMaxPerRowGivesTheBitsOfTheStepByStepSequence) {
+  std::mt19937 rng(41);
+  std::normal_distribution<float> dist(0.0f, 6.0f);
+  for (int cols : {1, 3, 16, 100, 3001}) {
+    Matrix<float> src(7, cols), dst(7, cols);
+    for (int r = 0; r < 7; r++)
+      for (int c = 0; c < cols; c++) src(r, c) = dist(rng);
+    if (cols > 2) src(3, 1) = -std::numeric_limits<float>::infinity();
+    dst.LogSoftMaxPerRow(src);
+    for (int r = 0; r < 7; r++) {
+      std::vector<float> want(src.RowData(r), src.RowData(r) + cols);
+      const float max = exp_kernel::portable::Max(want.data(), cols);
+      for (float &v : want) v -= max;
+      const float log_sum =
+          std::log(exp_kernel::portable::SumExp(want.data(), cols));
+      for (float &v : want) v += -log_sum;
+      ASSERT_EQ(0, std::memcmp(want.data(), dst.RowData(r),
+                               cols * sizeof(float)))
+          << "row " << r << " of " << cols << " columns";
+    }
+    // In place, as Vector<float>::ApplyLogSoftMax does it.
+    Matrix<float> in_place(src);
+    in_place.LogSoftMaxPerRow(in_place);
+    for (int r = 0; r < 7; r++)
+      EXPECT_EQ(0, std::memcmp(in_place.RowData(r), dst.RowData(r),
+                               cols * sizeof(float)))
+          << "in place, row " << r;
   }
 }
 
