@@ -117,9 +117,8 @@ double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
   Vector<BaseFloat> priors;
   ForEachIndex(utts.size(), [&](size_t u) {
     DecodableNnetSimple decodable(opts, nnet, priors, utts[u], compiler);
-    Matrix<BaseFloat> out(decodable.NumFrames(), decodable.OutputDim(),
-                          kUndefined);
-    decodable.GetOutput(&out);  // as nnet3-compute
+    Matrix<BaseFloat> out;
+    decodable.ComputeOutput(&out);  // as nnet3-compute
   });
   return timer.Elapsed();
 }

@@ -216,6 +216,27 @@ void DecodableNnetSimple::ComputeOutput(Matrix<BaseFloat> *output) {
   if (num_subsampled_frames_ > 0 &&
       (current_offset_ > 0 || current_rows_ == 0))
     EnsureFrameIsComputed(0);
+  if (num_subsampled_frames_ > 0 && current_offset_ == 0 &&
+      current_rows_ == num_subsampled_frames_) {
+    // One chunk holds the whole utterance (large chunks, or a short one):
+    // its output matrix is handed over, not copied, when it is on the host.
+    bool handed_over = false;
+    if (host_output_valid_) {
+      output->Swap(&host_output_);
+      handed_over = true;
+    } else if (!current_output_.OnDevice()) {
+      current_output_.Swap(output);
+      handed_over = true;
+    }
+    if (handed_over) {
+      NNET3_ASSERT(output->NumRows() == num_subsampled_frames_ &&
+                   output->NumCols() == output_dim_);
+      // The chunk is gone from here; a later call computes it again.
+      host_output_valid_ = false;
+      current_rows_ = 0;
+      return;
+    }
+  }
   output->Resize(num_subsampled_frames_, output_dim_, kUndefined);
   GetOutput(output);
 }

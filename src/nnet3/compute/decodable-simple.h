@@ -104,8 +104,9 @@ class DecodableNnetSimple {
   void GetOutput(MatrixBase<BaseFloat> *output);
   // GetOutput() into a matrix it sizes itself, allocated only after the
   // first chunk is computed: the chunk's working matrices are freed by
-  // then, so for an utterance of one chunk the peak memory is the larger
-  // of the two, not their sum.
+  // then. When one chunk covers the whole utterance and its output is on
+  // the host, that matrix becomes 'output' without a copy (the decodable
+  // then holds no chunk: asking it for frames again computes them again).
   void ComputeOutput(Matrix<BaseFloat> *output);
 
  private:

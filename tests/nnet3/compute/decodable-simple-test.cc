@@ -7,7 +7,9 @@
 // output to the chunking), frame-subsampling-factor 1 and 3, utterances
 // shorter than one chunk, exact multiples and ragged lengths, and a
 // GetOutput call after per-frame calls have already computed a chunk, and
-// ComputeOutput (the output sized after the first chunk).
+// ComputeOutput (the output sized after the first chunk, or the chunk's own
+// matrix handed over when one chunk covers the utterance, after which the
+// decodable must compute it again if asked).
 // The two must agree exactly: they run the same computations.
 #include <gtest/gtest.h>
 
@@ -105,6 +107,31 @@ TEST(DecodableNnetSimple, GetOutputEqualsFrameByFrame) {
           Matrix<BaseFloat> got4;
           late.ComputeOutput(&got4);
           EXPECT_TRUE(got4.Equal(expected));
+
+          // Where one chunk covers the utterance its matrix is handed over;
+          // the decodable must then compute it again when asked again,
+          // whole or by frame.
+          Matrix<BaseFloat> got5;
+          sized.ComputeOutput(&got5);
+          EXPECT_TRUE(got5.Equal(expected));
+          // (With online iVectors the values depend on where the chunk
+          // starts, which depends on what was asked before; without them
+          // every chunking gives the same values.)
+          if (!online) {
+            const int32 last = sized.NumFrames() - 1;
+            sized.GetOutputForFrame(last, &row0);
+            EXPECT_TRUE(
+                row0.ApproxEqual(SubVector<BaseFloat>(expected, last), 0.0));
+          }
+          // The chunk on the host (after a per-frame call), then handed over.
+          DecodableNnetSimple host_first(opts, nnet, priors, feats, &compiler,
+                                         nullptr, iv, period);
+          host_first.GetOutputForFrame(0, &row0);
+          Matrix<BaseFloat> got6;
+          host_first.ComputeOutput(&got6);
+          EXPECT_TRUE(got6.Equal(expected));
+          host_first.GetOutputForFrame(0, &row0);
+          EXPECT_TRUE(row0.ApproxEqual(SubVector<BaseFloat>(expected, 0), 0.0));
         }
 }
 
