@@ -82,7 +82,11 @@ int Nnet3AmCopy(int argc, char *argv[]) {
   if (prepare_for_test) {
     SetBatchnormTestMode(true, &nnet);
     SetDropoutTestMode(true, &nnet);
-    CollapseModel(CollapseModelConfig(), &nnet);
+    // What is written stays as close to Kaldi's file as the collapse
+    // allows: no fold of batch-norms through spliced Appends.
+    CollapseModelConfig collapse_config;
+    collapse_config.collapse_batchnorm_through_appends = false;
+    CollapseModel(collapse_config, &nnet);
   }
   if (raw) {
     WriteKaldiObject(nnet, out, binary);

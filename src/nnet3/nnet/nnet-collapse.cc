@@ -1,8 +1,13 @@
 // nnet3/nnet/nnet-collapse.cc
 #include "nnet3/nnet/nnet-collapse.h"
 
+#include <algorithm>
 #include <iomanip>
+#include <memory>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "nnet3/components/affine.h"
 #include "nnet3/components/dropout.h"
@@ -27,6 +32,10 @@ class ModelCollapser {
       changed = false;
       for (int32 n = 0; n + 1 < nnet_->NumNodes(); n++)
         if (OptimizeNode(n)) changed = true;
+    }
+    if (config_.collapse_batchnorm &&
+        config_.collapse_batchnorm_through_appends) {
+      for (int32 b = 0; b < nnet_->NumNodes(); b++) FoldBatchnormIntoAppends(b);
     }
     int32 num_added = nnet_->NumComponents() - num_components_before;
     nnet_->RemoveOrphanNodes();
@@ -60,6 +69,142 @@ class ModelCollapser {
     nnet_->GetNode(n).descriptor = nnet_->GetNode(input_node - 1).descriptor;
     nnet_->GetNode(n + 1).component_index = combined;
     return true;
+  }
+
+  // The node that descriptor node n reads, when its descriptor is exactly
+  // one node with scale 1 (no Append, Offset or Sum); else -1.
+  int32 PlainInputNode(int32 n) const {
+    const Descriptor &desc = nnet_->GetNode(n).descriptor;
+    if (desc.NumParts() != 1) return -1;
+    const SimpleSumDescriptor *sum =
+        dynamic_cast<const SimpleSumDescriptor *>(&desc.Part(0));
+    if (!sum) return -1;
+    const SimpleForwardingDescriptor *fwd =
+        dynamic_cast<const SimpleForwardingDescriptor *>(&sum->Src());
+    if (!fwd || fwd->Scale() != 1.0) return -1;
+    return fwd->SrcNode();
+  }
+
+  // If 'part' is node b itself or Offset(b, ...) (scale 1), the part with
+  // node x in place of b; else null. *reads_other is set when the part
+  // does not read b at all.
+  static std::unique_ptr<SumDescriptor> PartWithNodeReplaced(
+      const SumDescriptor &part, int32 b, int32 x, bool *reads_other) {
+    std::vector<int32> deps;
+    part.GetNodeDependencies(&deps);
+    *reads_other = std::find(deps.begin(), deps.end(), b) == deps.end();
+    if (*reads_other) return nullptr;
+    const SimpleSumDescriptor *sum =
+        dynamic_cast<const SimpleSumDescriptor *>(&part);
+    if (!sum) return nullptr;
+    const ForwardingDescriptor *fwd = &sum->Src();
+    const OffsetForwardingDescriptor *offset =
+        dynamic_cast<const OffsetForwardingDescriptor *>(fwd);
+    if (offset) fwd = &offset->Src();
+    const SimpleForwardingDescriptor *simple =
+        dynamic_cast<const SimpleForwardingDescriptor *>(fwd);
+    if (!simple || simple->SrcNode() != b || simple->Scale() != 1.0)
+      return nullptr;
+    std::unique_ptr<ForwardingDescriptor> replaced(
+        new SimpleForwardingDescriptor(x));
+    if (offset)
+      replaced.reset(
+          new OffsetForwardingDescriptor(std::move(replaced), offset->Offset()));
+    return std::unique_ptr<SumDescriptor>(
+        new SimpleSumDescriptor(std::move(replaced)));
+  }
+
+  // Component node b holds a test-mode batch-norm that reads one node x
+  // directly. If every reader of b is the input of an Affine or
+  // NaturalGradientAffine component and reads b only as whole Append
+  // parts "b" or "Offset(b, ...)", each such component absorbs the
+  // batch-norm on the columns of those parts (as PreModifiedComponent does
+  // for all columns) and reads x there instead; b is then unused and goes
+  // with the orphans. x(t) exists exactly when b(t) does, so what is
+  // computable does not change. Parts inside IfDefined, Failover, Sum,
+  // Switch or Round are not plain and leave b as it is: a missing b(t)
+  // there reads as zero, which the folded offset would not reproduce.
+  void FoldBatchnormIntoAppends(int32 b) {
+    if (!nnet_->IsComponentNode(b)) return;
+    const BatchNormComponent *bn = dynamic_cast<const BatchNormComponent *>(
+        nnet_->GetComponent(nnet_->GetNode(b).component_index));
+    if (!bn || !bn->TestMode()) return;
+    const int32 x = PlainInputNode(b - 1);
+    if (x < 0) return;
+    std::vector<int32> readers;
+    for (int32 n = 0; n < nnet_->NumNodes(); n++) {
+      const NetworkNode &node = nnet_->GetNode(n);
+      if (node.node_type == kDimRange) {
+        if (node.node_index == b) return;
+        continue;
+      }
+      if (node.node_type != kDescriptor) continue;
+      std::vector<int32> deps;
+      node.descriptor.GetNodeDependencies(&deps);
+      if (std::find(deps.begin(), deps.end(), b) == deps.end()) continue;
+      if (!nnet_->IsComponentInputNode(n) ||
+          !dynamic_cast<const AffineComponent *>(
+              nnet_->GetComponent(nnet_->GetNode(n + 1).component_index)))
+        return;
+      const Descriptor &desc = node.descriptor;
+      for (int32 p = 0; p < desc.NumParts(); p++) {
+        bool reads_other;
+        if (!PartWithNodeReplaced(desc.Part(p), b, x, &reads_other) &&
+            !reads_other)
+          return;
+      }
+      readers.push_back(n);
+    }
+    if (readers.empty()) return;
+    const int32 dim = bn->OutputDim(), block = bn->TestModeScale().Dim();
+    if (block <= 0 || dim % block != 0) return;
+    for (int32 n : readers) {
+      const Descriptor &desc = nnet_->GetNode(n).descriptor;
+      const int32 c = nnet_->GetNode(n + 1).component_index;
+      const int32 input_dim = nnet_->GetComponent(c)->InputDim();
+      // The transform per input column: identity outside b's parts.
+      CuVector<BaseFloat> scale(input_dim), offset(input_dim);
+      scale.Set(1.0);
+      std::vector<std::unique_ptr<SumDescriptor> > parts;
+      int32 col = 0;
+      for (int32 p = 0; p < desc.NumParts(); p++) {
+        const SumDescriptor &part = desc.Part(p);
+        const int32 part_dim =
+            part.Dim([this](int32 m) { return nnet_->NodeDim(m); });
+        bool reads_other;
+        std::unique_ptr<SumDescriptor> replaced =
+            PartWithNodeReplaced(part, b, x, &reads_other);
+        if (replaced) {
+          NNET3_ASSERT(part_dim == dim);
+          for (int32 d = 0; d < dim; d += block) {
+            scale.Range(col + d, block).CopyFromVec(bn->TestModeScale());
+            offset.Range(col + d, block).CopyFromVec(bn->TestModeOffset());
+          }
+          parts.push_back(std::move(replaced));
+        } else {
+          parts.push_back(part.Copy());
+        }
+        col += part_dim;
+      }
+      NNET3_ASSERT(col == input_dim);
+      second_node_ = n + 1;
+      // A new name every time: two readers sharing c may place b's parts
+      // differently, so a combined component is never reused.
+      const std::string base =
+          nnet_->GetComponentName(nnet_->GetNode(b).component_index) + "." +
+          nnet_->GetComponentName(c);
+      std::string name = base;
+      for (int32 k = 2; nnet_->GetComponentIndex(name) != -1; k++)
+        name = base + "." + std::to_string(k);
+      AffineComponent *ac = dynamic_cast<AffineComponent *>(TakeOrCopy(c));
+      // W (s .* x + o) + b = (W diag(s)) x + (W o + b)
+      ac->BiasParams().AddMatVec(1.0, ac->LinearParams(), kNoTrans, offset,
+                                 1.0);
+      ac->LinearParams().MulColsVec(scale);
+      const int32 combined = nnet_->AddComponent(name, ac);
+      nnet_->GetNode(n).descriptor = Descriptor(std::move(parts));
+      nnet_->GetNode(n + 1).component_index = combined;
+    }
   }
 
   int32 CollapseComponents(int32 c1, int32 c2) {

@@ -5,7 +5,11 @@
 // fewer component nodes where a fixed transform could be merged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 #include <sstream>
 
 #include "nnet3/components/affine.h"
@@ -204,6 +208,107 @@ Matrix<BaseFloat> EvalCompiled(const Nnet &nnet, const Matrix<BaseFloat> &in) {
   RunComputationForTest(nnet, request, computation, inputs, no_derivs, nullptr,
                         &results);
   return results.outputs[0];
+}
+
+// The largest difference between two outputs, relative to the largest
+// absolute value of the first (which must not be tiny).
+double RelativeDifference(const Matrix<BaseFloat> &a,
+                          const Matrix<BaseFloat> &b) {
+  EXPECT_EQ(a.NumRows(), b.NumRows());
+  EXPECT_EQ(a.NumCols(), b.NumCols());
+  double max_abs = 0.0, max_diff = 0.0;
+  for (int32 r = 0; r < a.NumRows(); r++)
+    for (int32 c = 0; c < a.NumCols(); c++) {
+      max_abs = std::max(max_abs, std::fabs(static_cast<double>(a(r, c))));
+      max_diff = std::max(
+          max_diff, std::fabs(static_cast<double>(a(r, c)) - b(r, c)));
+    }
+  EXPECT_GT(max_abs, 0.1);
+  return max_diff / max_abs;
+}
+
+// A TDNN's batch-norms, read through spliced Appends (with another node in
+// one of them, and block-dim < dim in one), fold into the affines: the
+// batch-norm nodes go and the output stays (compiled computations on t =
+// 0..9, the uncollapsed network as the reference).
+TEST(CollapseModel, FoldsBatchnormReadThroughSplicedAppends) {
+  Nnet nnet = MakeNnet(
+      "input-node name=input dim=6\n"
+      "component name=a1 type=NaturalGradientAffineComponent input-dim=6 "
+      "output-dim=8 bias-stddev=0.5\n"
+      "component-node name=a1 component=a1 input=input\n"
+      "component name=r1 type=RectifiedLinearComponent dim=8\n"
+      "component-node name=r1 component=r1 input=a1\n"
+      "component name=bn1 type=BatchNormComponent dim=8 block-dim=4\n"
+      "component-node name=bn1 component=bn1 input=r1\n"
+      "component name=a2 type=AffineComponent input-dim=30 output-dim=5 "
+      "bias-stddev=0.5\n"
+      "component-node name=a2 component=a2 input=Append(Offset(bn1, -1), "
+      "input, bn1, Offset(bn1, 2))\n"
+      "component name=r2 type=RectifiedLinearComponent dim=5\n"
+      "component-node name=r2 component=r2 input=a2\n"
+      "component name=bn2 type=BatchNormComponent dim=5\n"
+      "component-node name=bn2 component=bn2 input=r2\n"
+      "component name=a3 type=AffineComponent input-dim=10 output-dim=4\n"
+      "component-node name=a3 component=a3 input=Append(Offset(bn2, -2), "
+      "Offset(bn2, 1))\n"
+      "output-node name=output input=a3\n");
+  RandomSource rs(11);
+  TrainBatchnorms(&nnet, &rs);
+  Matrix<BaseFloat> in = RandomGaussMatrix(16, 6, &rs);
+  Matrix<BaseFloat> before = EvalCompiled(nnet, in);
+  const int32 nodes_before = NumComponentNodes(nnet);
+  CollapseModel(CollapseModelConfig(), &nnet);
+  nnet.Check();
+  EXPECT_EQ(NumComponentNodes(nnet), nodes_before - 2);
+  EXPECT_EQ(nnet.GetComponentIndex("bn1"), -1);
+  EXPECT_EQ(nnet.GetComponentIndex("bn2"), -1);
+  EXPECT_NE(nnet.GetComponentIndex("bn1.a2"), -1);
+  EXPECT_LT(RelativeDifference(before, EvalCompiled(nnet, in)), 1e-5);
+}
+
+// Where a batch-norm is read in a way the fold cannot reproduce, it stays,
+// and the output is still the original's.
+TEST(CollapseModel, KeepsBatchnormsTheFoldCannotReproduce) {
+  const std::string head =
+      "input-node name=input dim=4\n"
+      "component name=a1 type=AffineComponent input-dim=4 output-dim=4 "
+      "bias-stddev=0.5\n"
+      "component-node name=a1 component=a1 input=input\n"
+      "component name=bn type=BatchNormComponent dim=4\n"
+      "component-node name=bn component=bn input=a1\n";
+  const std::vector<std::string> tails = {
+      // A missing frame reads as zero under IfDefined.
+      "component name=a2 type=AffineComponent input-dim=8 output-dim=3\n"
+      "component-node name=a2 component=a2 input=Append(IfDefined(Offset(bn, "
+      "-1)), bn)\n"
+      "output-node name=output input=a2\n",
+      // Also read by a component that is not affine.
+      "component name=a2 type=AffineComponent input-dim=8 output-dim=4\n"
+      "component-node name=a2 component=a2 input=Append(Offset(bn, -1), bn)\n"
+      "component name=r type=RectifiedLinearComponent dim=4\n"
+      "component-node name=r component=r input=Sum(a2, bn)\n"
+      "output-node name=output input=r\n",
+      // Read by the output node directly.
+      "component name=a2 type=AffineComponent input-dim=8 output-dim=4\n"
+      "component-node name=a2 component=a2 input=Append(Offset(bn, -1), bn)\n"
+      "output-node name=output input=Sum(a2, bn)\n",
+      // A linear component has no bias to take the offset.
+      "component name=l type=LinearComponent input-dim=8 output-dim=3\n"
+      "component-node name=l component=l input=Append(Offset(bn, -1), bn)\n"
+      "output-node name=output input=l\n"};
+  for (const std::string &tail : tails) {
+    SCOPED_TRACE(tail);
+    Nnet nnet = MakeNnet(head + tail);
+    RandomSource rs(5);
+    TrainBatchnorms(&nnet, &rs);
+    Matrix<BaseFloat> in = RandomGaussMatrix(16, 4, &rs);
+    Matrix<BaseFloat> before = EvalCompiled(nnet, in);
+    CollapseModel(CollapseModelConfig(), &nnet);
+    nnet.Check();
+    EXPECT_NE(nnet.GetComponentIndex("bn"), -1);
+    EXPECT_LT(RelativeDifference(before, EvalCompiled(nnet, in)), 1e-5);
+  }
 }
 
 TEST(CollapseModel, FoldsTestModeDropoutIntoAConvolution) {
