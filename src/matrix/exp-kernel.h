@@ -15,12 +15,12 @@
 // never on the alignment or the length of the array, so every caller is
 // deterministic.
 //
-// Exp, SumExp, Max and AddConstant are compiled (exp-kernel.cc) for AVX-512, AVX2 and
-// baseline x86-64, and the loader picks the widest the CPU has. No variant
-// uses FMA and the file is built without contraction, so every variant does
-// the same float operations in the same order: the same inputs give the
-// same bits on every x86-64 CPU. The portable:: entries are the baseline
-// variant alone, for the test that checks this.
+// Exp, SumExp, Max and AddConstant are compiled (exp-kernel.cc) for
+// AVX-512, AVX2 and baseline x86-64, and the loader picks the widest the
+// CPU has. No variant uses FMA and the file is built without contraction,
+// so every variant does the same float operations in the same order: the
+// same inputs give the same bits on every x86-64 CPU. The portable::
+// entries are the baseline variant alone, for the test that checks this.
 #ifndef NNET3_MATRIX_EXP_KERNEL_H_
 #define NNET3_MATRIX_EXP_KERNEL_H_
 

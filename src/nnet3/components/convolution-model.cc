@@ -71,7 +71,6 @@ bool ConvolutionModel::operator==(const ConvolutionModel &o) const {
          time_offsets_modulus == o.time_offsets_modulus;
 }
 
-
 // The height checks work per offset on the interval of output heights j
 // for which j * height_subsample_out + height_offset is an input height, so
 // their cost does not grow with height-in or height-out (both can be near

@@ -50,16 +50,8 @@ class ModelCollapser {
   // component node: try to merge the two components.
   bool OptimizeNode(int32 n) {
     if (!nnet_->IsComponentInputNode(n)) return false;
-    const Descriptor &desc = nnet_->GetNode(n).descriptor;
-    if (desc.NumParts() != 1) return false;
-    const SimpleSumDescriptor *sum =
-        dynamic_cast<const SimpleSumDescriptor *>(&desc.Part(0));
-    if (!sum) return false;
-    const SimpleForwardingDescriptor *fwd =
-        dynamic_cast<const SimpleForwardingDescriptor *>(&sum->Src());
-    if (!fwd || fwd->Scale() != 1.0) return false;
-    int32 input_node = fwd->SrcNode();
-    if (!nnet_->IsComponentNode(input_node)) return false;
+    const int32 input_node = PlainInputNode(n);
+    if (input_node < 0 || !nnet_->IsComponentNode(input_node)) return false;
     int32 c1 = nnet_->GetNode(input_node).component_index,
           c2 = nnet_->GetNode(n + 1).component_index;
     second_node_ = n + 1;
@@ -197,10 +189,7 @@ class ModelCollapser {
       for (int32 k = 2; nnet_->GetComponentIndex(name) != -1; k++)
         name = base + "." + std::to_string(k);
       AffineComponent *ac = dynamic_cast<AffineComponent *>(TakeOrCopy(c));
-      // W (s .* x + o) + b = (W diag(s)) x + (W o + b)
-      ac->BiasParams().AddMatVec(1.0, ac->LinearParams(), kNoTrans, offset,
-                                 1.0);
-      ac->LinearParams().MulColsVec(scale);
+      PreModifyAffine(offset, scale, ac);
       const int32 combined = nnet_->AddComponent(name, ac);
       nnet_->GetNode(n).descriptor = Descriptor(std::move(parts));
       nnet_->GetNode(n + 1).component_index = combined;
@@ -307,6 +296,15 @@ class ModelCollapser {
     return nnet_->AddComponent(os.str(), copy);
   }
 
+  // Makes 'ac' compute on x what it computed on x .* scale + offset
+  // (both of its input dim): W (s .* x + o) + b = (W diag(s)) x + (W o + b).
+  static void PreModifyAffine(const CuVectorBase<BaseFloat> &offset,
+                              const CuVectorBase<BaseFloat> &scale,
+                              AffineComponent *ac) {
+    ac->BiasParams().AddMatVec(1.0, ac->LinearParams(), kNoTrans, offset, 1.0);
+    ac->LinearParams().MulColsVec(scale);
+  }
+
   // A copy of component c whose input x is first replaced by
   // x .* scale + offset (offset/scale repeated across the input dim).
   int32 PreModifiedComponent(const CuVectorBase<BaseFloat> &offset,
@@ -326,10 +324,7 @@ class ModelCollapser {
     }
     if (dynamic_cast<const AffineComponent *>(comp)) {
       AffineComponent *ac = dynamic_cast<AffineComponent *>(TakeOrCopy(c));
-      // W (s .* x + o) + b = (W diag(s)) x + (W o + b)
-      ac->BiasParams().AddMatVec(1.0, ac->LinearParams(), kNoTrans,
-                                 full_offset, 1.0);
-      ac->LinearParams().MulColsVec(full_scale);
+      PreModifyAffine(full_offset, full_scale, ac);
       return nnet_->AddComponent(name, ac);
     }
     if (dynamic_cast<const LinearComponent *>(comp)) {
