@@ -260,19 +260,16 @@ TEST(NaturalGradientTest, ConvergesToCovariance) {
 TEST(NaturalGradientTest, WideStepsBetweenUpdatesAreTheProjection) {
   RandomSource rs(31);
   const int32 D = 600;
-  // Independent columns, the first 30 with larger variances (a rotation
-  // as in the other tests would cost D^2 per row).
   std::vector<double> sd(D, 1.0);
   for (int32 i = 0; i < 30; i++) sd[i] = 8.0 - 0.2 * i;
+  DMat V = RandomRotation(D, &rs);
   OnlineNaturalGradient p = MakePreconditioner(20, 4, 2000.0, 4.0);
   const int32 rows[] = {256, 300, 383, 512, 640, 1000};
   int32 checked = 0;
   for (int32 t = 0; t < 26; t++) {
     const bool updating = p.Updating();
     const int32 N = rows[t % 6];
-    Matrix<BaseFloat> X(N, D);
-    for (int32 n = 0; n < N; n++)
-      for (int32 k = 0; k < D; k++) X(n, k) = rs.Gauss() * sd[k];
+    Matrix<BaseFloat> X = CorrelatedData(N, V, sd, &rs);
     const Matrix<BaseFloat> W = ToHost(p.W());
     CuMatrix<BaseFloat> cu_Y(X);
     BaseFloat scale;
