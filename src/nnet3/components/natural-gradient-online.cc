@@ -15,7 +15,6 @@
 #include "base/profile.h"
 #include "base/random.h"
 #include "cudamatrix/cu-host-view.h"
-#include "matrix/blas.h"
 #include "matrix/linalg.h"
 
 namespace nnet3 {
@@ -230,62 +229,17 @@ void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
   if (t_ == 0) Init(*X);
   NNET3_ASSERT(X->NumCols() == W_t_.NumCols());
   bool updating = Updating();
-  BaseFloat initial_product, final_product = 0.0;
-  if (!updating && ProjectByRowBlocks(*X)) {
-    ProjectInRowBlocks(&X->Mat(), &initial_product, &final_product);
-  } else {
-    initial_product = TraceMatMat(*X, *X, kTrans);
-    Step(updating, initial_product, X);
-    if (scale != nullptr && initial_product > 0.0)
-      final_product = TraceMatMat(*X, *X, kTrans);
-  }
+  BaseFloat initial_product = TraceMatMat(*X, *X, kTrans);
+  Step(updating, initial_product, X);
   if (scale != nullptr) {
-    if (initial_product <= 0.0)
+    if (initial_product <= 0.0) {
       *scale = 1.0;
-    else
+    } else {
+      BaseFloat final_product = TraceMatMat(*X, *X, kTrans);
       *scale = std::sqrt(initial_product / final_product);
+    }
   }
   t_ += 1;
-}
-
-namespace {
-// Rows per block of ProjectInRowBlocks (the last block takes up to twice
-// as many, so that no block is small).
-constexpr int32 kProjectionBlockRows = 128;
-}  // namespace
-
-bool OnlineNaturalGradient::ProjectByRowBlocks(
-    const CuMatrixBase<BaseFloat> &X) const {
-  // It pays where the projection is memory-bound: a low rank against a wide
-  // X (the input side of a spliced affine: rank 20, dim 3073 gave 30% less
-  // time; rank 80 against dim 1024 gained nothing). Blocks of at least
-  // 128 x 512 x rank also keep OpenBLAS on its ordinary GEMM kernels.
-  return !X.OnDevice() && rank_ <= 40 && X.NumCols() >= 512 &&
-         X.NumRows() >= 2 * kProjectionBlockRows;
-}
-
-void OnlineNaturalGradient::ProjectInRowBlocks(MatrixBase<BaseFloat> *X,
-                                               BaseFloat *before,
-                                               BaseFloat *after) const {
-  const MatrixBase<BaseFloat> &W = W_t_.Mat();
-  const int32 N = X->NumRows(), D = X->NumCols(), R = W.NumRows();
-  NNET3_ASSERT(W.NumCols() == D && R > 0 && R < D);
-  Matrix<BaseFloat> H(2 * kProjectionBlockRows, R, kUndefined);
-  BaseFloat sum_before = 0, sum_after = 0;  // summed as TraceMatMat does
-  for (int32 r0 = 0; r0 < N;) {
-    const int32 rows = (N - r0 < 2 * kProjectionBlockRows)
-                           ? N - r0 : kProjectionBlockRows;
-    SubMatrix<BaseFloat> Xb(*X, r0, rows, 0, D), Hb(H, 0, rows, 0, R);
-    for (int32 i = 0; i < rows; i++)
-      sum_before += blas::dot(D, Xb.RowData(i), 1, Xb.RowData(i), 1);
-    Hb.AddMatMat(1.0, Xb, kNoTrans, W, kTrans, 0.0);
-    Xb.AddMatMat(-1.0, Hb, kNoTrans, W, kNoTrans, 1.0);
-    for (int32 i = 0; i < rows; i++)
-      sum_after += blas::dot(D, Xb.RowData(i), 1, Xb.RowData(i), 1);
-    r0 += rows;
-  }
-  *before = sum_before;
-  *after = sum_after;
 }
 
 void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,

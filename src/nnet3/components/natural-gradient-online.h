@@ -84,15 +84,6 @@ class OnlineNaturalGradient {
   // Applies the current estimate to *X and, if updating, computes the next
   // estimate from X. tr_x_xt is tr(X X^T) of the input.
   void Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X);
-  // The step without an update, on the host, one block of rows at a time:
-  // x -= (x W_t^T) W_t and both tr(X X^T) (before and after, returned in
-  // *before and *after) while the block is in cache, where the whole-matrix
-  // form reads X from memory four times. The same BLAS calls on row blocks
-  // and the same per-row dot products summed in row order, so the same
-  // numbers as the whole-matrix form. Used when ProjectByRowBlocks(X).
-  void ProjectInRowBlocks(MatrixBase<BaseFloat> *X, BaseFloat *before,
-                          BaseFloat *after) const;
-  bool ProjectByRowBlocks(const CuMatrixBase<BaseFloat> &X) const;
   // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
   static void ComputeEt(const VectorBase<BaseFloat> &d, BaseFloat beta,
                         Vector<BaseFloat> *e, Vector<BaseFloat> *sqrt_e,

@@ -250,60 +250,6 @@ TEST(NaturalGradientTest, ConvergesToCovariance) {
   }
 }
 
-// Between updates, a wide minibatch (rank 20 against 600 columns, at least
-// 256 rows) is projected one block of rows at a time. Oracles: the
-// projection x - (x W^T) W and the scale sqrt(tr(X X^T) / tr(Y Y^T)) in
-// double, and the whole-matrix float form (two GEMMs, then per-row dot
-// products summed in row order), which the block form must equal bit for
-// bit. Row counts cover an exact multiple of the block, a short last block
-// merged into the one before it, and the smallest blocked size.
-TEST(NaturalGradientTest, WideStepsBetweenUpdatesAreTheProjection) {
-  RandomSource rs(31);
-  const int32 D = 600;
-  std::vector<double> sd(D, 1.0);
-  for (int32 i = 0; i < 30; i++) sd[i] = 8.0 - 0.2 * i;
-  DMat V = RandomRotation(D, &rs);
-  OnlineNaturalGradient p = MakePreconditioner(20, 4, 2000.0, 4.0);
-  const int32 rows[] = {256, 300, 383, 512, 640, 1000};
-  int32 checked = 0;
-  for (int32 t = 0; t < 26; t++) {
-    const bool updating = p.Updating();
-    const int32 N = rows[t % 6];
-    Matrix<BaseFloat> X = CorrelatedData(N, V, sd, &rs);
-    const Matrix<BaseFloat> W = ToHost(p.W());
-    CuMatrix<BaseFloat> cu_Y(X);
-    BaseFloat scale;
-    p.PreconditionDirections(&cu_Y, &scale);
-    if (updating || t == 0) continue;
-    checked++;
-    const Matrix<BaseFloat> Y = ToHost(cu_Y);
-    // Whole-matrix float form.
-    Matrix<BaseFloat> H(N, W.NumRows()), Y_ref(X);
-    H.AddMatMat(1.0, X, kNoTrans, W, kTrans, 0.0);
-    Y_ref.AddMatMat(-1.0, H, kNoTrans, W, kNoTrans, 1.0);
-    const BaseFloat scale_ref = std::sqrt(TraceMatMat(X, X, kTrans) /
-                                          TraceMatMat(Y_ref, Y_ref, kTrans));
-    EXPECT_TRUE(Y.Equal(Y_ref)) << "t=" << t << " N=" << N;
-    EXPECT_EQ(scale, scale_ref) << "t=" << t << " N=" << N;
-    // The projection in double.
-    double max_err = 0.0, y_norm = 0.0;
-    for (int32 n = 0; n < N; n++) {
-      std::vector<double> h(W.NumRows(), 0.0);
-      for (int32 r = 0; r < W.NumRows(); r++)
-        for (int32 k = 0; k < D; k++) h[r] += double(X(n, k)) * W(r, k);
-      for (int32 k = 0; k < D; k++) {
-        double y = X(n, k);
-        for (int32 r = 0; r < W.NumRows(); r++) y -= h[r] * W(r, k);
-        max_err = std::max(max_err, std::fabs(y - Y(n, k)));
-        y_norm += y * y;
-      }
-    }
-    EXPECT_LT(max_err, 1e-4) << "t=" << t;
-    EXPECT_NEAR(scale, std::sqrt(FrobeniusSq(X) / y_norm), 1e-5 * scale);
-  }
-  EXPECT_EQ(checked, 12);  // calls 11..25 less the updates at 14, 18, 22
-}
-
 // Isotropic data: the preconditioner is close to a multiple of the identity,
 // so the rescaled output is close to the input.
 TEST(NaturalGradientTest, IsotropicDataIsNearlyUnchanged) {
