@@ -5,7 +5,11 @@
 //     alternately, repetition by repetition (the order flipping each time),
 //     and the best times compared, so interference from the rest of the
 //     machine does not count against either.
-//  2. Sequential table reading of a ~100 MB binary feature archive (from the
+//  2. The natural gradient's rank-R update with its trace,
+//     cu::SubtractProjection (cudamatrix/cu-math-low-rank.h), against the
+//     BLAS product and TraceMatMat it replaces, on the benchmark TDNN's
+//     shapes; timed alternately as in 1.
+//  3. Sequential table reading of a ~100 MB binary feature archive (from the
 //     page cache): MB/s (target: over 500 MB/s), and the ratio to reading
 //     the same file's bytes with plain read(2).
 // Usage: matrix-bench [--threads=N] [--reps=N] [--archive-mb=N] [--quick]
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "base/timer.h"
+#include "cudamatrix/cu-math-low-rank.h"
 #include "matrix/table-types.h"
 
 extern "C" void openblas_set_num_threads(int);
@@ -83,6 +88,49 @@ void BenchGemm(int m, int k, int n, int reps) {
               m, k, k, n, w * 1e3, gflop / w, d * 1e3, gflop / d,
               (w / d - 1.0) * 100.0, static_cast<int>(wrapped.size()),
               (wm / dm - 1.0) * 100.0);
+}
+
+void BenchLowRank(int n, int d, int r, int reps) {
+  CuMatrix<float> X0(n, d), H(n, r), W(r, d), X(n, d);
+  X0.SetRandn();
+  H.SetRandn();
+  W.SetRandn();
+  W.Scale(0.01);
+  std::vector<double> ours, blas;
+  float t_ours = 0, t_blas = 0;
+  auto time_ours = [&]() {
+    X.CopyFromMat(X0);
+    Timer t;
+    t_ours = cu::SubtractProjection(H, W, &X);
+    return t.Elapsed();
+  };
+  auto time_blas = [&]() {
+    X.CopyFromMat(X0);
+    Timer t;
+    X.AddMatMat(-1.0, H, kNoTrans, W, kNoTrans, 1.0);
+    t_blas = TraceMatMat(X, X, kTrans);
+    return t.Elapsed();
+  };
+  for (int k = 0; k < reps + 1; k++) {
+    double e1, e2;
+    if (k % 2 == 0) {
+      e1 = time_ours();
+      e2 = time_blas();
+    } else {
+      e2 = time_blas();
+      e1 = time_ours();
+    }
+    if (k > 0) {
+      ours.push_back(e1);
+      blas.push_back(e2);
+    }
+  }
+  double o = Min(ours), b = Min(blas), gflop = 2.0 * n * d * r * 1e-9;
+  std::printf("low-rank X -= H W, tr(X X^T): %5dx%-5d rank %-3d  fused %8.3f ms "
+              "(%6.1f GFLOP/s)  BLAS+trace %8.3f ms  ratio %.2f  (traces %.6g, "
+              "%.6g; kernel %s)\n",
+              n, d, r, o * 1e3, gflop / o, b * 1e3, b / o, t_ours, t_blas,
+              cu::LowRankKernelsAvailable() ? "AVX-512" : "none, BLAS path");
 }
 
 void BenchTableRead(int archive_mb) {
@@ -165,6 +213,13 @@ int main(int argc, char *argv[]) {
   nnet3::BenchGemm(512, 1536, 1024, reps * 3);
   nnet3::BenchGemm(256, 200, 1024, reps * 10);
   if (!quick) nnet3::BenchGemm(8192, 1024, 3000, std::max(5, reps));
+  // The natural gradient's shapes in the benchmark TDNN's training: input
+  // side (dimension 3073 or 1025 with the bias column, rank 20) and output
+  // side (1024 or 3000, rank 80), on a 256 x 8-frame minibatch's rows.
+  nnet3::BenchLowRank(2048, 3073, 20, reps * 2);
+  nnet3::BenchLowRank(2048, 1025, 20, reps * 2);
+  nnet3::BenchLowRank(2048, 1024, 80, reps * 2);
+  if (!quick) nnet3::BenchLowRank(2048, 3000, 80, reps * 2);
   nnet3::BenchTableRead(quick ? 20 : archive_mb);
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "base/profile.h"
 #include "base/random.h"
 #include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-low-rank.h"
 #include "matrix/linalg.h"
 
 namespace nnet3 {
@@ -230,15 +231,11 @@ void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
   NNET3_ASSERT(X->NumCols() == W_t_.NumCols());
   bool updating = Updating();
   BaseFloat initial_product = TraceMatMat(*X, *X, kTrans);
-  Step(updating, initial_product, X);
-  if (scale != nullptr) {
-    if (initial_product <= 0.0) {
-      *scale = 1.0;
-    } else {
-      BaseFloat final_product = TraceMatMat(*X, *X, kTrans);
-      *scale = std::sqrt(initial_product / final_product);
-    }
-  }
+  BaseFloat final_product = Step(updating, initial_product, X);
+  if (scale != nullptr)
+    *scale = initial_product <= 0.0
+                 ? 1.0
+                 : std::sqrt(initial_product / final_product);
   t_ += 1;
 }
 
@@ -255,8 +252,8 @@ void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
   inv_sqrt_e->InvertElements();
 }
 
-void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
-                                 CuMatrixBase<BaseFloat> *X) {
+BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
+                                      CuMatrixBase<BaseFloat> *X) {
   const int32 N = X->NumRows(), D = X->NumCols(), R = rank_;
   NNET3_ASSERT(R > 0 && R < D);
   const BaseFloat eta = Eta(N);
@@ -267,10 +264,7 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
 
   CuMatrix<BaseFloat> H_t(N, R);  // H_t = X_t W_t^T
   H_t.AddMatMat(1.0, *X, kNoTrans, W_t, kTrans, 0.0);
-  if (!updating) {
-    X->AddMatMat(-1.0, H_t, kNoTrans, W_t, kNoTrans, 1.0);
-    return;
-  }
+  if (!updating) return cu::SubtractProjection(H_t, W_t, X);
   CuMatrix<BaseFloat> J_t(R, D);  // J_t = H_t^T X_t = W_t X_t^T X_t
   J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
   // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
@@ -343,7 +337,8 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   c_t.ApplyFloor(c_t_floor, &num_floored);
   if (num_floored > 0) must_reorthogonalize = true;
 
-  X->AddMatMat(-1.0, H_t, kNoTrans, W_t, kNoTrans, 1.0);  // X - H_t W_t
+  // X - H_t W_t, and the trace of its square.
+  const BaseFloat tr_xhat = cu::SubtractProjection(H_t, W_t, X);
 
   Vector<BaseFloat> sqrt_c_t(c_t);
   sqrt_c_t.ApplyPow(0.5);
@@ -386,6 +381,7 @@ void OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   W_t_.Swap(&W_t1);
   d_t_.CopyFromVec(d_t1);
   rho_t_ = rho_t1;
+  return tr_xhat;
 }
 
 void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,

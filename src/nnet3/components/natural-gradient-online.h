@@ -82,8 +82,9 @@ class OnlineNaturalGradient {
   // The learning rate of the estimate for a minibatch of n rows.
   BaseFloat Eta(int32 n) const;
   // Applies the current estimate to *X and, if updating, computes the next
-  // estimate from X. tr_x_xt is tr(X X^T) of the input.
-  void Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X);
+  // estimate from X. tr_x_xt is tr(X X^T) of the input; returns tr(X X^T)
+  // of the preconditioned X.
+  BaseFloat Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X);
   // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
   static void ComputeEt(const VectorBase<BaseFloat> &d, BaseFloat beta,
                         Vector<BaseFloat> *e, Vector<BaseFloat> *sqrt_e,

@@ -1,0 +1,44 @@
+// cudamatrix/cu-math-low-rank.h
+// The update of the online natural-gradient preconditioner with its rank-R
+// basis W (R x D, R much smaller than D), fused with the sum of squares
+// the preconditioner needs of the result:
+//   SubtractProjection:  X -= H W   and  tr(X X^T) of the new X.
+// As a GEMM this is a rank-R update (inner dimension R = 20 to 80), which
+// a general BLAS runs well below its speed on square products, and the
+// trace is one more pass over X. The host kernel keeps a block of X in
+// registers while all R terms are taken off it and squares the result
+// before storing it, so X is read and written once.
+//
+// Invariants:
+//  - the result equals X.AddMatMat(-1, H, kNoTrans, W, kNoTrans, 1) and
+//    then TraceMatMat(X, X, kTrans) up to float rounding (the order of the
+//    operations differs, so not the same bits); the Kaldi conformance
+//    tolerances cover it;
+//  - the same inputs give the same bits for any number of threads: rows
+//    are independent, and the per-row sums of squares are added in row
+//    order on the calling thread;
+//  - device operands, double precision and CPUs without AVX-512 run that
+//    AddMatMat and TraceMatMat themselves (the previous code path);
+//  - no operand may overlap another.
+#ifndef NNET3_CUDAMATRIX_CU_MATH_LOW_RANK_H_
+#define NNET3_CUDAMATRIX_CU_MATH_LOW_RANK_H_
+
+#include "cudamatrix/cu-matrix.h"
+
+namespace nnet3 {
+namespace cu {
+
+// X = X - H W (X: N x D, H: N x R, W: R x D); returns tr(X X^T) of the
+// updated X (the sum over rows of each row's dot product with itself).
+template <typename Real>
+Real SubtractProjection(const CuMatrixBase<Real> &H,
+                        const CuMatrixBase<Real> &W, CuMatrixBase<Real> *X);
+
+// Whether the host kernel is in use on this CPU (AVX-512 with FMA); when
+// false SubtractProjection takes the BLAS path. For tests and benchmarks.
+bool LowRankKernelsAvailable();
+
+}  // namespace cu
+}  // namespace nnet3
+
+#endif  // NNET3_CUDAMATRIX_CU_MATH_LOW_RANK_H_
