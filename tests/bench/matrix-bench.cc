@@ -42,6 +42,29 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Runs a() and b() (each returning its seconds) reps + 1 times each,
+// alternating which goes first so that cache and clock effects of the
+// order cancel out, and keeps all but the first round (which warms caches
+// and thread pools).
+template <typename FnA, typename FnB>
+void TimeAlternately(int reps, const FnA &a, const FnB &b,
+                     std::vector<double> *times_a,
+                     std::vector<double> *times_b) {
+  for (int r = 0; r < reps + 1; r++) {
+    double ea, eb;
+    if (r % 2 == 0) {
+      ea = a();
+      eb = b();
+    } else {
+      eb = b();
+      ea = a();
+    }
+    if (r == 0) continue;
+    times_a->push_back(ea);
+    times_b->push_back(eb);
+  }
+}
+
 void BenchGemm(int m, int k, int n, int reps) {
   // Both write the same output matrix, so memory placement cannot differ.
   Matrix<float> A(m, k), B(k, n), C(m, n);
@@ -61,22 +84,7 @@ void BenchGemm(int m, int k, int n, int reps) {
                 C.Stride());
     return t.Elapsed();
   };
-  for (int r = 0; r < reps + 1; r++) {
-    // Alternate which goes first, so cache and clock effects of the order
-    // cancel out.
-    double e1, e2;
-    if (r % 2 == 0) {
-      e1 = time_wrapped();
-      e2 = time_direct();
-    } else {
-      e2 = time_direct();
-      e1 = time_wrapped();
-    }
-    if (r > 0) {  // the first round warms caches and thread pools
-      wrapped.push_back(e1);
-      direct.push_back(e2);
-    }
-  }
+  TimeAlternately(reps, time_wrapped, time_direct, &wrapped, &direct);
   // The best time estimates the cost free of interference from the rest of
   // the machine; the median shows the typical time.
   double w = Min(wrapped), d = Min(direct);
@@ -111,20 +119,7 @@ void BenchLowRank(int n, int d, int r, int reps) {
     t_blas = TraceMatMat(X, X, kTrans);
     return t.Elapsed();
   };
-  for (int k = 0; k < reps + 1; k++) {
-    double e1, e2;
-    if (k % 2 == 0) {
-      e1 = time_ours();
-      e2 = time_blas();
-    } else {
-      e2 = time_blas();
-      e1 = time_ours();
-    }
-    if (k > 0) {
-      ours.push_back(e1);
-      blas.push_back(e2);
-    }
-  }
+  TimeAlternately(reps, time_ours, time_blas, &ours, &blas);
   double o = Min(ours), b = Min(blas), gflop = 2.0 * n * d * r * 1e-9;
   std::printf("low-rank X -= H W, tr(X X^T): %5dx%-5d rank %-3d  fused %8.3f ms "
               "(%6.1f GFLOP/s)  BLAS+trace %8.3f ms  ratio %.2f  (traces %.6g, "

@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <memory>
 
 #include "base/random.h"
 #include "matrix/row-threads.h"
@@ -19,56 +18,62 @@
 namespace nnet3 {
 namespace {
 
-// A rows x cols view two columns in from the left of a wider matrix, one
-// row down, filled with Gaussian values.
+// Gaussian values (times 'scale') in a matrix one row and five columns
+// larger than the operand; Inner() is the operand, so its stride exceeds
+// its width and writes outside it can be seen.
 template <typename Real>
-struct Operand {
-  CuMatrix<Real> store;
-  std::unique_ptr<CuSubMatrix<Real>> view;
-  Operand(int32 rows, int32 cols, uint64 seed, Real scale = 1) {
-    RandomSource rs(seed);
-    Matrix<Real> h(rows + 1, cols + 5);
-    h.SetRandn(&rs);
-    h.Scale(scale);
-    store.Resize(h.NumRows(), h.NumCols(), kUndefined);
-    store.CopyFromMat(h);
-    view.reset(new CuSubMatrix<Real>(store, 1, rows, 2, cols));
-  }
-  CuSubMatrix<Real> &M() { return *view; }
-};
+CuMatrix<Real> Padded(int32 rows, int32 cols, uint64 seed, Real scale = 1) {
+  RandomSource rs(seed);
+  Matrix<Real> h(rows + 1, cols + 5);
+  h.SetRandn(&rs);
+  h.Scale(scale);
+  CuMatrix<Real> m(h.NumRows(), h.NumCols(), kUndefined);
+  m.CopyFromMat(h);
+  return m;
+}
+
+template <typename Real>
+CuSubMatrix<Real> Inner(const CuMatrix<Real> &padded) {
+  return CuSubMatrix<Real>(padded, 1, padded.NumRows() - 1, 2,
+                           padded.NumCols() - 5);
+}
 
 // Checks SubtractProjection on N x D with rank R against the double oracle.
 template <typename Real>
 void CheckShape(int32 N, int32 D, int32 R, uint64 seed) {
   SCOPED_TRACE(testing::Message() << "N=" << N << " D=" << D << " R=" << R);
-  Operand<Real> x(N, D, seed), h(N, R, seed + 1), w(R, D, seed + 2, 0.3);
+  CuMatrix<Real> x_store = Padded<Real>(N, D, seed),
+                 h_store = Padded<Real>(N, R, seed + 1),
+                 w_store = Padded<Real>(R, D, seed + 2, 0.3);
+  CuSubMatrix<Real> x = Inner(x_store), h = Inner(h_store), w = Inner(w_store);
   Matrix<double> expected(N, D);
   double expected_trace = 0;
   for (int32 i = 0; i < N; i++)
     for (int32 d = 0; d < D; d++) {
-      double v = x.M().GetElement(i, d);
+      double v = x.GetElement(i, d);
       for (int32 r = 0; r < R; r++)
-        v -= static_cast<double>(h.M().GetElement(i, r)) * w.M().GetElement(r, d);
+        v -= static_cast<double>(h.GetElement(i, r)) * w.GetElement(r, d);
       expected(i, d) = v;
       expected_trace += v * v;
     }
   // The columns around the view must not be written.
-  Matrix<Real> before(x.store.NumRows(), x.store.NumCols());
-  x.store.CopyToMat(&before);
-  Real trace = cu::SubtractProjection(h.M(), w.M(), &x.M());
+  Matrix<Real> before(x_store.NumRows(), x_store.NumCols());
+  x_store.CopyToMat(&before);
+  Real trace = cu::SubtractProjection(h, w, &x);
   const double tol = std::is_same<Real, float>::value ? 2e-5 : 1e-12;
   for (int32 i = 0; i < N; i++)
     for (int32 d = 0; d < D; d++) {
       double scale = 1.0 + std::sqrt(static_cast<double>(R));
-      ASSERT_NEAR(x.M().GetElement(i, d), expected(i, d), tol * scale)
+      ASSERT_NEAR(x.GetElement(i, d), expected(i, d), tol * scale)
           << "element (" << i << "," << d << ")";
     }
-  for (int32 r = 0; r < x.store.NumRows(); r++)
-    for (int32 c = 0; c < x.store.NumCols(); c++) {
+  for (int32 r = 0; r < x_store.NumRows(); r++)
+    for (int32 c = 0; c < x_store.NumCols(); c++) {
       bool inside = r >= 1 && r < 1 + N && c >= 2 && c < 2 + D;
-      if (!inside)
-        ASSERT_EQ(x.store.GetElement(r, c), before(r, c))
+      if (!inside) {
+        ASSERT_EQ(x_store.GetElement(r, c), before(r, c))
             << "outside element (" << r << "," << c << ") was written";
+      }
     }
   EXPECT_NEAR(trace, expected_trace, tol * (1.0 + expected_trace));
 }
@@ -95,16 +100,21 @@ TEST(SubtractProjection, NoRowsGiveAZeroTrace) {
 TEST(SubtractProjection, OneAndTwoRowThreadsGiveTheSameBits) {
   // Large enough for ForRowBlocks to split the rows.
   const int32 N = 203, D = 1025, R = 20;
-  Operand<float> x1(N, D, 7), x2(N, D, 7), h(N, R, 8), w(R, D, 9, 0.3);
+  CuMatrix<float> x1_store = Padded<float>(N, D, 7),
+                  x2_store = Padded<float>(N, D, 7),
+                  h_store = Padded<float>(N, R, 8),
+                  w_store = Padded<float>(R, D, 9, 0.3);
+  CuSubMatrix<float> x1 = Inner(x1_store), x2 = Inner(x2_store),
+                     h = Inner(h_store), w = Inner(w_store);
   SetRowThreads(1);
-  float t1 = cu::SubtractProjection(h.M(), w.M(), &x1.M());
+  float t1 = cu::SubtractProjection(h, w, &x1);
   SetRowThreads(2);
-  float t2 = cu::SubtractProjection(h.M(), w.M(), &x2.M());
+  float t2 = cu::SubtractProjection(h, w, &x2);
   SetRowThreads(0);
   EXPECT_EQ(std::memcmp(&t1, &t2, sizeof(float)), 0) << t1 << " vs " << t2;
   for (int32 i = 0; i < N; i++)
     for (int32 d = 0; d < D; d++) {
-      float a = x1.M().GetElement(i, d), b = x2.M().GetElement(i, d);
+      float a = x1.GetElement(i, d), b = x2.GetElement(i, d);
       ASSERT_EQ(std::memcmp(&a, &b, sizeof(float)), 0)
           << "element (" << i << "," << d << ")";
     }
