@@ -10,6 +10,7 @@
 #include "cudamatrix/cu-math-low-rank.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
 #include <vector>
 
@@ -110,9 +111,10 @@ NNET3_AVX512_FN void SubtractProjectionAvx512(int row_begin, int row_end,
                                               float *sq) {
   int i = row_begin;
   for (; i + 8 <= row_end; i += 8)
-    SubtractRowGroup<8>(D, R, H + i * ldh, ldh, W, ldw, X + i * ldx, ldx, sq + i);
-  const float *h = H + i * ldh;
-  float *x = X + i * ldx;
+    SubtractRowGroup<8>(D, R, H + std::ptrdiff_t(i) * ldh, ldh, W, ldw,
+                        X + std::ptrdiff_t(i) * ldx, ldx, sq + i);
+  const float *h = H + std::ptrdiff_t(i) * ldh;
+  float *x = X + std::ptrdiff_t(i) * ldx;
   switch (row_end - i) {
     case 1: SubtractRowGroup<1>(D, R, h, ldh, W, ldw, x, ldx, sq + i); break;
     case 2: SubtractRowGroup<2>(D, R, h, ldh, W, ldw, x, ldx, sq + i); break;
