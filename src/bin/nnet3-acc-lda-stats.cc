@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/egs/example-utils.h"
 #include "nnet3/egs/nnet-example.h"
@@ -42,6 +43,7 @@ int Nnet3AccLdaStats(int argc, char *argv[]) {
               "value (keeping their expectation)");
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
+  HandBlasThreadsToLibrary();
   if (rand_prune < 0.0) NNET3_ERR << "--rand-prune must be >= 0";
   const std::string nnet_rxfilename = po.GetArg(1),
                     examples_rspecifier = po.GetArg(2),

@@ -3,6 +3,7 @@
 // alone, the first two, ...), the one with the best objective on held-out
 // examples, and writes it (nnet3/train/nnet-combine.h).
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/train/nnet-combine.h"
@@ -42,6 +43,7 @@ int Nnet3Combine(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() < 3) return UsageError(po);
   SelectGpuForTool(use_gpu);
+  HandBlasThreadsToLibrary();
   if (max_objective_evaluations < 1)
     NNET3_ERR << "Invalid --max-objective-evaluations="
               << max_objective_evaluations << " (must be >= 1)";

@@ -3,6 +3,7 @@
 // (one matrix per example key, rows in the order of the example's output
 // Indexes). The network is used as it is (no test modes are set).
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/nnet-computer.h"
@@ -39,6 +40,7 @@ int Nnet3ComputeFromEgs(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   SelectGpuForTool(use_gpu);
+  HandBlasThreadsToLibrary();
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2),
               matrix_wspecifier = po.GetArg(3);

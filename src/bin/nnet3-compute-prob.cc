@@ -4,6 +4,7 @@
 // default BatchNorm and dropout are put in test mode and the model is
 // collapsed first.
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet-collapse.h"
@@ -42,6 +43,7 @@ int Nnet3ComputeProb(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 2) return UsageError(po);
   SelectGpuForTool(use_gpu);
+  HandBlasThreadsToLibrary();
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2);
   Nnet nnet;

@@ -5,6 +5,7 @@
 // and the change of objective each component's change explains (from the
 // gradient at the segment midpoints).
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet-utils.h"
@@ -39,6 +40,7 @@ int Nnet3ShowProgress(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() < 2 || po.NumArgs() > 3) return UsageError(po);
   SelectGpuForTool(use_gpu);
+  HandBlasThreadsToLibrary();
   if (num_segments <= 0)
     NNET3_ERR << "--num-segments must be > 0, got " << num_segments;
   opts.compute_deriv = true;

@@ -4,6 +4,7 @@
 // and writes the updated network. The output is written to a temporary
 // file and renamed, so a job killed at any time leaves the old model whole.
 #include "bin/cli.h"
+#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "base/random.h"
 #include "nnet3/egs/nnet-example.h"
@@ -38,6 +39,7 @@ int Nnet3Train(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   SelectGpuForTool(use_gpu);
+  HandBlasThreadsToLibrary();
   train_config.Check();
   std::string nnet_rxfilename = po.GetArg(1),
               examples_rspecifier = po.GetArg(2),

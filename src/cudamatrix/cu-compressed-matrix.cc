@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "cudamatrix/device-ops.h"
 #include "matrix/host-memory.h"
+#include "matrix/row-threads.h"
 
 namespace nnet3 {
 
@@ -49,34 +50,40 @@ struct Codec {
     if (scale == 0.0) {
       // Sign only; written without branches so that the loop vectorizes
       // (the same values as Sign()).
-      for (int32 r = 0; r < m.NumRows(); r++) {
-        const BaseFloat *row = m.RowData(r);
-        I *dest = out + static_cast<size_t>(r) * cols;
-        for (int32 c = 0; c < cols; c++) {
-          const int32 positive = row[c] > 0,
-                      negative = std::is_signed<I>::value && row[c] < 0;
-          dest[c] = static_cast<I>(positive - negative);
+      ForRowBlocks(m.NumRows(), cols, [&](MatrixIndexT r0, MatrixIndexT r1) {
+        for (int32 r = r0; r < r1; r++) {
+          const BaseFloat *row = m.RowData(r);
+          I *dest = out + static_cast<size_t>(r) * cols;
+          for (int32 c = 0; c < cols; c++) {
+            const int32 positive = row[c] > 0,
+                        negative = std::is_signed<I>::value && row[c] < 0;
+            dest[c] = static_cast<I>(positive - negative);
+          }
         }
-      }
+      });
       return;
     }
     const float inv_scale = static_cast<float>(1.0 / scale);
-    for (int32 r = 0; r < m.NumRows(); r++) {
-      const BaseFloat *row = m.RowData(r);
-      I *dest = out + static_cast<size_t>(r) * cols;
-      for (int32 c = 0; c < cols; c++)
-        dest[c] = Quantize(row[c] * inv_scale, truncate);
-    }
+    ForRowBlocks(m.NumRows(), cols, [&](MatrixIndexT r0, MatrixIndexT r1) {
+      for (int32 r = r0; r < r1; r++) {
+        const BaseFloat *row = m.RowData(r);
+        I *dest = out + static_cast<size_t>(r) * cols;
+        for (int32 c = 0; c < cols; c++)
+          dest[c] = Quantize(row[c] * inv_scale, truncate);
+      }
+    });
   }
   static void Decompress(const I *in, BaseFloat range, MatrixBase<BaseFloat> *m) {
     const BaseFloat scale = Scale(range) == 0.0 ? 1.0f : Scale(range);
     const int32 rows = m->NumRows(), cols = m->NumCols();
-    for (int32 r = 0; r < rows; r++) {
-      BaseFloat *row = m->RowData(r);
-      const I *src = in + static_cast<size_t>(r) * cols;
-      for (int32 c = 0; c < cols; c++)
-        row[c] = scale * static_cast<BaseFloat>(src[c]);
-    }
+    ForRowBlocks(rows, cols, [&](MatrixIndexT r0, MatrixIndexT r1) {
+      for (int32 r = r0; r < r1; r++) {
+        BaseFloat *row = m->RowData(r);
+        const I *src = in + static_cast<size_t>(r) * cols;
+        for (int32 c = 0; c < cols; c++)
+          row[c] = scale * static_cast<BaseFloat>(src[c]);
+      }
+    });
   }
 };
 

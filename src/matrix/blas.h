@@ -1,13 +1,15 @@
 // matrix/blas.h
 // Thin overloads that pick cblas_s* or cblas_d* by the element type, so the
 // templated matrix code calls one name for float and double. Row-major
-// throughout. Only this header includes cblas.h.
+// throughout. Only this header includes cblas.h. Large GEMMs go to the
+// library's row threads when BLAS runs on one thread (matrix/blas-threads.h).
 #ifndef NNET3_MATRIX_BLAS_H_
 #define NNET3_MATRIX_BLAS_H_
 
 #include <cblas.h>
 
 #include "base/profile.h"
+#include "matrix/blas-threads.h"
 #include "matrix/common.h"
 
 namespace nnet3 {
@@ -22,6 +24,9 @@ inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  int ldb, float beta, float *c, int ldc) {
   ProfileScope scope("GEMM", kProfileNaturalGradient,
                      "GEMM in natural gradient");
+  if (static_cast<double>(m) * n * k >= kMinSplitGemmWork &&
+      GemmOnRowThreads(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+    return;
   cblas_sgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }
@@ -30,6 +35,9 @@ inline void gemm(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
                  const double *b, int ldb, double beta, double *c, int ldc) {
   ProfileScope scope("GEMM", kProfileNaturalGradient,
                      "GEMM in natural gradient");
+  if (static_cast<double>(m) * n * k >= kMinSplitGemmWork &&
+      GemmOnRowThreads(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+    return;
   cblas_dgemm(CblasRowMajor, Trans(ta), Trans(tb), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
 }

@@ -166,18 +166,23 @@ SubMatrix<Real>::SubMatrix(Real *data, MatrixIndexT num_rows,
 template <typename Real>
 void MatrixBase<Real>::SetZero() {
   if (num_rows_ == 0) return;
-  if (num_cols_ == stride_) {
-    std::memset(data_, 0, sizeof(Real) * static_cast<size_t>(num_rows_) * stride_);
-  } else {
-    for (MatrixIndexT r = 0; r < num_rows_; r++)
-      std::memset(RowData(r), 0, sizeof(Real) * num_cols_);
-  }
+  ForRowBlocks(num_rows_, num_cols_, [this](MatrixIndexT r0, MatrixIndexT r1) {
+    if (num_cols_ == stride_) {
+      std::memset(RowData(r0), 0,
+                  sizeof(Real) * static_cast<size_t>(r1 - r0) * stride_);
+    } else {
+      for (MatrixIndexT r = r0; r < r1; r++)
+        std::memset(RowData(r), 0, sizeof(Real) * num_cols_);
+    }
+  });
 }
 
 template <typename Real>
 void MatrixBase<Real>::Set(Real value) {
-  for (MatrixIndexT r = 0; r < num_rows_; r++)
-    std::fill(RowData(r), RowData(r) + num_cols_, value);
+  ForRowBlocks(num_rows_, num_cols_, [&](MatrixIndexT r0, MatrixIndexT r1) {
+    for (MatrixIndexT r = r0; r < r1; r++)
+      std::fill(RowData(r), RowData(r) + num_cols_, value);
+  });
 }
 
 template <typename Real>
@@ -260,15 +265,25 @@ void MatrixBase<Real>::CopyFromMat(const MatrixBase<OtherReal> &M,
 
 template <typename Real>
 void MatrixBase<Real>::CopyRowsFromVec(const VectorBase<Real> &v) {
-  if (v.Dim() == num_rows_ * num_cols_) {
-    const Real *in = v.Data();
-    for (MatrixIndexT r = 0; r < num_rows_; r++, in += num_cols_)
-      std::memcpy(RowData(r), in, sizeof(Real) * num_cols_);
-  } else {
-    NNET3_ASSERT(v.Dim() == num_cols_);
-    for (MatrixIndexT r = 0; r < num_rows_; r++)
-      std::memcpy(RowData(r), v.Data(), sizeof(Real) * num_cols_);
-  }
+  const bool whole = v.Dim() == num_rows_ * num_cols_;
+  if (!whole) NNET3_ASSERT(v.Dim() == num_cols_);
+  const auto rows = [&](MatrixIndexT r0, MatrixIndexT r1) {
+    for (MatrixIndexT r = r0; r < r1; r++)
+      std::memcpy(RowData(r),
+                  whole ? v.Data() + static_cast<size_t>(r) * num_cols_
+                        : v.Data(),
+                  sizeof(Real) * num_cols_);
+  };
+  // The vector may be a row of this matrix (then the rows are copied in
+  // order, as one thread would).
+  const Real *v_end = v.Data() + v.Dim();
+  const bool disjoint = num_rows_ == 0 || v.Dim() == 0 ||
+                        v_end <= data_ ||
+                        RowData(num_rows_ - 1) + num_cols_ <= v.Data();
+  if (disjoint)
+    ForRowBlocks(num_rows_, num_cols_, rows);
+  else
+    rows(0, num_rows_);
 }
 
 template <typename Real>
@@ -674,15 +689,23 @@ void MatrixBase<Real>::CopyRows(const MatrixBase<Real> &src,
                                 const std::vector<int32> &indexes) {
   NNET3_ASSERT(static_cast<MatrixIndexT>(indexes.size()) == num_rows_ &&
                src.NumCols() == num_cols_);
-  for (MatrixIndexT r = 0; r < num_rows_; r++) {
-    int32 i = indexes[r];
-    if (i < 0) {
-      std::memset(RowData(r), 0, sizeof(Real) * num_cols_);
-    } else {
-      NNET3_ASSERT(i < src.NumRows());
-      std::memcpy(RowData(r), src.RowData(i), sizeof(Real) * num_cols_);
+  const auto rows = [&](MatrixIndexT r0, MatrixIndexT r1) {
+    for (MatrixIndexT r = r0; r < r1; r++) {
+      int32 i = indexes[r];
+      if (i < 0) {
+        std::memset(RowData(r), 0, sizeof(Real) * num_cols_);
+      } else {
+        NNET3_ASSERT(i < src.NumRows());
+        std::memcpy(RowData(r), src.RowData(i), sizeof(Real) * num_cols_);
+      }
     }
-  }
+  };
+  // Each row of *this is written once; the source may be read from any
+  // block unless it shares memory with *this.
+  if (StorageDisjoint(src, *this))
+    ForRowBlocks(num_rows_, num_cols_, rows);
+  else
+    rows(0, num_rows_);
 }
 
 template <typename Real>
@@ -732,12 +755,18 @@ void MatrixBase<Real>::AddRows(Real alpha, const MatrixBase<Real> &src,
                                const std::vector<int32> &indexes) {
   NNET3_ASSERT(static_cast<MatrixIndexT>(indexes.size()) == num_rows_ &&
                src.NumCols() == num_cols_);
-  for (MatrixIndexT r = 0; r < num_rows_; r++) {
-    int32 i = indexes[r];
-    if (i < 0) continue;
-    NNET3_ASSERT(i < src.NumRows());
-    AxpyRow(num_cols_, alpha, src.RowData(i), RowData(r));
-  }
+  const auto rows = [&](MatrixIndexT r0, MatrixIndexT r1) {
+    for (MatrixIndexT r = r0; r < r1; r++) {
+      int32 i = indexes[r];
+      if (i < 0) continue;
+      NNET3_ASSERT(i < src.NumRows());
+      AxpyRow(num_cols_, alpha, src.RowData(i), RowData(r));
+    }
+  };
+  if (StorageDisjoint(src, *this))
+    ForRowBlocks(num_rows_, num_cols_, rows);
+  else
+    rows(0, num_rows_);
 }
 
 template <typename Real>

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/log.h"
+
 extern "C" int openblas_get_num_threads(void);
 
 namespace nnet3 {
@@ -131,6 +133,12 @@ bool RunRowBlocksOnPool(MatrixIndexT num_rows, MatrixIndexT num_cols,
   const int64_t max_parts = elements / (kMinParallelElements / 2);
   if (parts > max_parts) parts = static_cast<int32_t>(max_parts);
   return parts > 1 && RowThreadPool::Get().TryRun(parts, num_rows, fn);
+}
+
+bool RunPartsOnPool(int32_t parts, MatrixIndexT num_rows,
+                    const std::function<void(MatrixIndexT, MatrixIndexT)> &fn) {
+  NNET3_ASSERT(parts >= 2 && parts <= num_rows);
+  return RowThreadPool::Get().TryRun(parts, num_rows, fn);
 }
 
 }  // namespace internal

@@ -40,6 +40,11 @@ namespace internal {
 // there is or the pool is busy.
 bool RunRowBlocksOnPool(MatrixIndexT num_rows, MatrixIndexT num_cols,
                         const std::function<void(MatrixIndexT, MatrixIndexT)> &fn);
+// Runs fn over exactly 'parts' contiguous blocks of [0, num_rows) on the
+// pool (parts >= 2, at most RowThreads(), the caller taking the first);
+// false (nothing run) when the pool is busy.
+bool RunPartsOnPool(int32_t parts, MatrixIndexT num_rows,
+                    const std::function<void(MatrixIndexT, MatrixIndexT)> &fn);
 }  // namespace internal
 
 // Small work calls fn directly, with no std::function (whose construction
@@ -56,6 +61,22 @@ void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols, const Fn &fn) {
   fn(0, num_rows);
 }
 
+// True when the storage spans of 'a' and 'b' do not overlap at all, so an
+// operation that writes rows of 'b' while reading any rows of 'a' (a
+// gather) may run its row blocks in parallel.
+template <typename M1, typename M2>
+bool StorageDisjoint(const M1 &a, const M2 &b) {
+  if (a.NumRows() == 0 || b.NumRows() == 0) return true;
+  const auto address = [](const void *p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+  };
+  const std::uintptr_t a_begin = address(a.Data()), b_begin = address(b.Data());
+  const std::uintptr_t
+      a_end = address(a.RowData(a.NumRows() - 1) + a.NumCols()),
+      b_end = address(b.RowData(b.NumRows() - 1) + b.NumCols());
+  return a_end <= b_begin || b_end <= a_begin;
+}
+
 // True when row r of 'a' and row r of 'b' are the only rows of the two that
 // can share memory: the same view, or storage spans that do not overlap.
 // Row blocks of an operation that reads 'a' and writes 'b' row by row may
@@ -63,15 +84,11 @@ void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols, const Fn &fn) {
 template <typename M1, typename M2>
 bool RowsIndependent(const M1 &a, const M2 &b) {
   if (a.NumRows() == 0 || b.NumRows() == 0) return true;
-  const auto address = [](const void *p) {
-    return reinterpret_cast<std::uintptr_t>(p);
-  };
-  const std::uintptr_t a_begin = address(a.Data()), b_begin = address(b.Data());
-  if (a_begin == b_begin && a.Stride() == b.Stride()) return true;
-  const std::uintptr_t
-      a_end = address(a.RowData(a.NumRows() - 1) + a.NumCols()),
-      b_end = address(b.RowData(b.NumRows() - 1) + b.NumCols());
-  return a_end <= b_begin || b_end <= a_begin;
+  if (static_cast<const void *>(a.Data()) ==
+          static_cast<const void *>(b.Data()) &&
+      a.Stride() == b.Stride())
+    return true;
+  return StorageDisjoint(a, b);
 }
 
 // The number of threads ForRowBlocks uses: the override if set, else the

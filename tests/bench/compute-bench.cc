@@ -23,6 +23,9 @@
 // component type, GEMM and output copying, each charged exclusively.
 //                      [--utt-threads=N] (N utterances at once, one BLAS
 //                      thread each; the GEMM-only reference likewise)
+//                      [--blas-threads] (BLAS keeps its --threads; by
+//                      default they go to the matrix library as in
+//                      nnet3-compute, see bench-threads.h)
 //                      [--inference-only] [--large-chunks-only] (only the
 //                      large-chunk inference line; tests/bench/cpu-speed.sh)
 #include <algorithm>
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "bench-profile.h"
+#include "bench-threads.h"
 #include "base/timer.h"
 #include "matrix/blas-kernels.h"
 #include "cudamatrix/cu-backend.h"
@@ -51,8 +55,6 @@
 #include "nnet3/compute/decodable-simple.h"
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace nnet3 {
 namespace {
@@ -86,9 +88,9 @@ void GemmShapes(const Nnet &nnet, const NnetComputation &computation,
 
 // Utterances computed at once, one computer and one BLAS thread each
 // (--utt-threads, as nnet3-compute --num-threads does); 1: one utterance at
-// a time with the BLAS threads of --threads.
+// a time on the --threads threads (g_threads).
 int32 g_utt_threads = 1;
-int32 g_blas_threads = 1;
+BenchThreads g_threads;
 
 // Runs 'work(i)' for i < n on g_utt_threads threads (each taking the next
 // index), with one BLAS thread each when there are several.
@@ -99,6 +101,7 @@ void ForEachIndex(size_t n, const Work &work) {
     return;
   }
   openblas_set_num_threads(1);
+  SetRowThreads(1);
   std::atomic<size_t> next(0);
   auto loop = [&]() {
     for (size_t i = next++; i < n; i = next++) work(i);
@@ -107,7 +110,7 @@ void ForEachIndex(size_t n, const Work &work) {
   for (int32 t = 1; t < g_utt_threads; t++) threads.emplace_back(loop);
   loop();
   for (std::thread &th : threads) th.join();
-  openblas_set_num_threads(g_blas_threads);
+  g_threads.Apply();
 }
 
 double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
@@ -185,13 +188,18 @@ InferenceFigures BenchInference(const Nnet &nnet,
   std::vector<GemmShape> shapes;
   GemmShapes(nnet, *compiler.Compile(request), &shapes);
   int64 num_chunks = chunks_per_utt * static_cast<int64>(utts.size());
+  // With utterance threads both arrangements are one BLAS thread each.
+  const auto gemms = [&]() {
+    const auto run = [&]() { return RunGemms(shapes, num_chunks); };
+    return g_utt_threads > 1 ? run() : g_threads.FasterOfBoth(run);
+  };
   std::vector<double> t_inf, t_gemm;
   for (int32 r = 0; r < reps; r++) {
     if (r % 2 == 0) {
       t_inf.push_back(RunInference(nnet, opts, utts, &compiler));
-      t_gemm.push_back(RunGemms(shapes, num_chunks));
+      t_gemm.push_back(gemms());
     } else {
-      t_gemm.push_back(RunGemms(shapes, num_chunks));
+      t_gemm.push_back(gemms());
       t_inf.push_back(RunInference(nnet, opts, utts, &compiler));
     }
   }
@@ -295,19 +303,20 @@ int Main(int argc, char *argv[]) {
     else if (a == "--inference-only") inference_only = true;
     else if (a == "--large-chunks-only") large_only = inference_only = true;
     else if (a == "--profile") profile = true;
+    else if (a == "--blas-threads") g_threads.blas_threads = true;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
     }
   }
-  openblas_set_num_threads(threads);
-  g_blas_threads = threads;
   if (g_utt_threads > 1 && use_gpu != "no") {
     fprintf(stderr, "--utt-threads is for the CPU (--use-gpu=no)\n");
     return 1;
   }
   SelectGpuForTool(use_gpu);
+  g_threads.threads = threads;
+  g_threads.Apply();
   Nnet train_nnet;
   {
     std::ifstream is(config);
@@ -333,9 +342,9 @@ int Main(int argc, char *argv[]) {
            "(1 BLAS thread each), best of %d\n", name.c_str(), num_utts,
            frames, g_utt_threads, reps);
   else
-    printf("compute-bench: %s, %d utterances x %d frames, %d BLAS "
-           "thread(s), best of %d\n", name.c_str(), num_utts, frames,
-           threads, reps);
+    printf("compute-bench: %s, %d utterances x %d frames, %d "
+           "thread(s) (%s), best of %d\n", name.c_str(), num_utts, frames,
+           threads, g_threads.Name(), reps);
   printf("  BLAS kernels: %s\n", BlasKernelSelection().c_str());
 
   NnetSimpleComputationOptions opts;

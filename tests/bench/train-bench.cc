@@ -14,6 +14,9 @@
 // Usage: train-bench [--config=PATH] [--minibatch=256] [--num-minibatches=8]
 //                    [--reps=2] [--threads=1] [--profile] [--use-gpu=no|yes]
 //                    [--warmup=12] (minibatches trained before timing)
+//                    [--blas-threads] (BLAS keeps its threads; by default
+//                    they go to the matrix library as in nnet3-train, see
+//                    bench-threads.h)
 // (--use-gpu=yes: training and the GEMM-only reference run on the GPU)
 // The default warm-up covers what only the start of a training job pays:
 // compilation, the natural gradient's first 10 updates (every minibatch;
@@ -35,6 +38,7 @@
 
 #include "base/log.h"
 #include "bench-profile.h"
+#include "bench-threads.h"
 #include "base/timer.h"
 #include "matrix/blas-kernels.h"
 #include "cudamatrix/cu-backend.h"
@@ -45,7 +49,6 @@
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/train/nnet-trainer.h"
 
-extern "C" void openblas_set_num_threads(int);
 
 namespace nnet3 {
 namespace {
@@ -141,6 +144,7 @@ int Main(int argc, char *argv[]) {
   int32 minibatch = 256, num_minibatches = 8, reps = 2, threads = 1,
         warmup = 12;
   bool profile = false;
+  BenchThreads bench_threads;
   std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -152,14 +156,16 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--warmup=", 0) == 0) warmup = atoi(a.c_str() + 9);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
     else if (a == "--profile") profile = true;
+    else if (a == "--blas-threads") bench_threads.blas_threads = true;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
     }
   }
-  openblas_set_num_threads(threads);
   SelectGpuForTool(use_gpu);
+  bench_threads.threads = threads;
+  bench_threads.Apply();
   Nnet nnet;
   {
     std::ifstream is(config);
@@ -177,8 +183,9 @@ int Main(int argc, char *argv[]) {
     minibatches.push_back(MakeMinibatch(nnet, minibatch, left, right, &rng));
   int64 frames_per_pass = static_cast<int64>(num_minibatches) * minibatch * 8;
   printf("train-bench: TDNN, %d minibatches of %d x 8 frames (context %d/%d), "
-         "%d BLAS thread(s), best of %d, after %d warm-up minibatch(es)\n",
-         num_minibatches, minibatch, left, right, threads, reps, warmup);
+         "%d thread(s) (%s), best of %d, after %d warm-up minibatch(es)\n",
+         num_minibatches, minibatch, left, right, threads,
+         bench_threads.Name(), reps, warmup);
   printf("  BLAS kernels: %s\n", BlasKernelSelection().c_str());
 
   // The GEMM shapes of the optimized training computation.
@@ -212,7 +219,9 @@ int Main(int argc, char *argv[]) {
       long f = MinorPageFaults() - faults_before;
       if (faults < 0 || f < faults) faults = f;
     }
-    best_gemm = std::min(best_gemm, RunGemms(shapes, num_minibatches));
+    best_gemm = std::min(best_gemm, bench_threads.FasterOfBoth([&]() {
+      return RunGemms(shapes, num_minibatches);
+    }));
   }
   SetVerboseLevel(0);
   printf("  training:  %.3f s  %.1f frames/s\n", best_train,

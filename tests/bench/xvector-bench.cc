@@ -23,6 +23,9 @@
 //                      [--max-frames=3000] [--reps=2] [--block-size=256]
 //                      [--threads=1] [--extract-at=tdnn6.affine]
 //                      [--only=abc] (a subset of the passes, for profiling)
+//                      [--blas-threads] (BLAS keeps its --threads; by
+//                      default they go to the matrix library as in
+//                      nnet3-xvector-compute, see bench-threads.h)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "base/timer.h"
+#include "bench-threads.h"
 #include "nnet3/components/normalize.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/compute/xvector.h"
@@ -39,7 +43,6 @@
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/testing/random-nnet.h"
 
-extern "C" void openblas_set_num_threads(int);
 
 namespace nnet3 {
 namespace {
@@ -147,6 +150,7 @@ int main(int argc, char *argv[]) {
   std::string extract_at = "tdnn6.affine", only = "abc";
   int32 num_utts = 40, min_frames = 200, max_frames = 3000, reps = 2,
         block_size = 256, threads = 1;
+  BenchThreads bench_threads;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     auto value = [&a](const char *key, std::string *v) {
@@ -165,12 +169,14 @@ int main(int argc, char *argv[]) {
     else if (value("reps", &v)) reps = atoi(v.c_str());
     else if (value("block-size", &v)) block_size = atoi(v.c_str());
     else if (value("threads", &v)) threads = atoi(v.c_str());
+    else if (a == "--blas-threads") bench_threads.blas_threads = true;
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
     }
   }
-  openblas_set_num_threads(threads);
+  bench_threads.threads = threads;
+  bench_threads.Apply();
   SetVerboseLevel(-1);
   Nnet nnet;
   {
@@ -214,12 +220,13 @@ int main(int argc, char *argv[]) {
     }
     printf("xvector-bench: %s (x-vector at %s, dim %d), %d utterances of "
            "%d..%d frames (%lld in all), block %d rows (context %d/%d), "
-           "%d BLAS thread(s), best of %d\n",
+           "%d thread(s) (%s), best of %d\n",
            config.substr(config.find_last_of('/') + 1).c_str(),
            extract_at.empty() ? "output" : extract_at.c_str(),
            nnet.OutputDim("output"), num_utts, min_frames, max_frames,
            static_cast<long long>(total_frames), block_size,
-           plan.LeftContext(), plan.RightContext(), threads, reps);
+           plan.LeftContext(), plan.RightContext(), threads,
+           bench_threads.Name(), reps);
   }
   Pass a, b, c;
   for (int32 r = 0; r < reps; r++) {

@@ -2,7 +2,8 @@
 // host and Cu data (copies, swaps, ToHost), views aliasing their parent,
 // and the operations that are not plain forwards of a CPU method
 // (FindRowMaxId, AddToDiag, CopyFromGeneralMat, CuArray, CuSparseMatrix),
-// each against naive loops on host matrices.
+// each against naive loops on host matrices; CuCompressedMatrix on the row
+// threads against the one-thread loop and the format's formula.
 #include "cudamatrix/cu-matrix.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "base/random.h"
+#include "cudamatrix/cu-compressed-matrix.h"
 #include "matrix/general.h"
+#include "matrix/row-threads.h"
 
 namespace nnet3 {
 namespace {
@@ -187,6 +190,37 @@ TEST(CuArray, HoldsWhatItWasGiven) {
   a.Swap(&empty);
   EXPECT_EQ(a.Dim(), 0);
   EXPECT_EQ(empty.Dim(), 4);
+}
+
+// Compression and decompression run in row blocks on the row threads: the
+// same bytes and values as one thread, and (uint8, range 4) each value the
+// nearest multiple of 4/255 clamped to [0, 4].
+TEST(CuCompressedMatrix, RowThreadsGiveTheSameValues) {
+  const Matrix<BaseFloat> host = RandomHost(700, 300, 9);
+  const CuMatrix<BaseFloat> src(host);
+  for (int32 type = 1; type <= 4; type++) {
+    for (BaseFloat range : {0.0f, 4.0f}) {
+      CuMatrix<BaseFloat> one(700, 300), many(700, 300);
+      SetRowThreads(1);
+      CuCompressedMatrix(type, src, range, true).CopyToMat(&one);
+      SetRowThreads(3);
+      CuCompressedMatrix(type, src, range, true).CopyToMat(&many);
+      SetRowThreads(0);
+      EXPECT_TRUE(ToHost(one).Equal(ToHost(many)))
+          << "type " << type << " range " << range;
+      if (type == 2 && range == 4.0f) {
+        const Matrix<BaseFloat> got = ToHost(many);
+        const double step = 4.0 / 255;
+        for (int32 r = 0; r < 700; r++)
+          for (int32 c = 0; c < 300; c++) {
+            const double want =
+                std::min(255.0, std::max(0.0, std::nearbyint(host(r, c) / step))) *
+                step;
+            ASSERT_NEAR(got(r, c), want, 1e-5) << r << "," << c;
+          }
+      }
+    }
+  }
 }
 
 }  // namespace

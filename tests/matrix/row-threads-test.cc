@@ -102,6 +102,14 @@ TEST(RowThreads, OperationsGiveTheSameBitsForAnyThreadCount) {
   Vector<float> col_vec(1031), row_vec(517);
   col_vec.SetRandn();
   row_vec.SetRandn();
+  // Row r of the result takes source row 516 - r (row 5 of every 7: none),
+  // so every block reads rows that another block writes.
+  std::vector<int32> gather(517);
+  for (int32 r = 0; r < 517; r++) gather[r] = r % 7 == 5 ? -1 : 516 - r;
+  Vector<float> whole_vec(517 * 1031);
+  whole_vec.SetRandn();
+  Matrix<float> dense(300, 1024, kUndefined, kStrideEqualNumCols);
+  dense.SetRandn();
   for (int32_t threads : {2, 3, 5}) {
     ExpectSameBits("Add", start, threads, [](Matrix<float> *m) { m->Add(0.3f); });
     ExpectSameBits("Scale", start, threads, [](Matrix<float> *m) { m->Scale(-1.7f); });
@@ -118,6 +126,33 @@ TEST(RowThreads, OperationsGiveTheSameBitsForAnyThreadCount) {
                    [](Matrix<float> *m) { m->ApplyHeaviside(); });
     ExpectSameBits("CopyFromMat", start, threads,
                    [&](Matrix<float> *m) { m->CopyFromMat(other); });
+    ExpectSameBits("SetZero", start, threads, [](Matrix<float> *m) { m->SetZero(); });
+    ExpectSameBits("Set", start, threads, [](Matrix<float> *m) { m->Set(-2.5f); });
+    ExpectSameBits("CopyRows", start, threads,
+                   [&](Matrix<float> *m) { m->CopyRows(other, gather); });
+    ExpectSameBits("AddRows", start, threads,
+                   [&](Matrix<float> *m) { m->AddRows(0.5f, other, gather); });
+    // A gather from the matrix itself: blocks would read rows that other
+    // blocks are writing, so it must keep the sequential order.
+    ExpectSameBits("CopyRows from itself", start, threads,
+                   [&](Matrix<float> *m) { m->CopyRows(*m, gather); });
+    ExpectSameBits("AddRows from itself", start, threads,
+                   [&](Matrix<float> *m) { m->AddRows(1.0f, *m, gather); });
+    ExpectSameBits("CopyRowsFromVec", start, threads,
+                   [&](Matrix<float> *m) { m->CopyRowsFromVec(col_vec); });
+    ExpectSameBits("CopyRowsFromVec whole", start, threads,
+                   [&](Matrix<float> *m) { m->CopyRowsFromVec(whole_vec); });
+    // The vector is one of the matrix's own rows: every row becomes it.
+    ExpectSameBits("CopyRowsFromVec of its own row", start, threads,
+                   [&](Matrix<float> *m) {
+                     const Vector<float> row(m->Row(300));
+                     m->CopyRowsFromVec(m->Row(300));
+                     for (MatrixIndexT r = 0; r < m->NumRows(); r++)
+                       ASSERT_EQ(0, std::memcmp(m->RowData(r), row.Data(),
+                                                sizeof(float) * m->NumCols()));
+                   });
+    ExpectSameBits("SetZero, stride == columns", dense, threads,
+                   [](Matrix<float> *m) { m->SetZero(); });
     ExpectSameBits("AddMat", start, threads,
                    [&](Matrix<float> *m) { m->AddMat(0.25f, other); });
     ExpectSameBits("AddMat self", start, threads,
