@@ -968,19 +968,30 @@ Real TraceMatMat(const MatrixBase<Real> &A, const MatrixBase<Real> &B,
   // One BLAS dot product per row of A, summed in Real, as Kaldi does (the
   // trainer's max-change and the natural-gradient scale depend on these
   // sums, so their rounding is part of matching Kaldi's numbers).
-  Real sum = 0;
-  if (trans == kNoTrans) {
-    // trace(A B) = sum_i (row i of A) . (column i of B)
+  // The per-row products may come from several threads; they are added
+  // here in row order, so the sum has the same bits for any thread count.
+  if (trans == kNoTrans)
     NNET3_ASSERT(A.NumCols() == B.NumRows() && A.NumRows() == B.NumCols());
-    for (MatrixIndexT i = 0; i < A.NumRows(); i++)
-      sum += blas::dot(A.NumCols(), A.RowData(i), 1, B.Data() + i,
-                       B.Stride());
-  } else {
-    // trace(A B^T) = sum_i (row i of A) . (row i of B)
+  else
     NNET3_ASSERT(SameDim(A, B));
-    for (MatrixIndexT i = 0; i < A.NumRows(); i++)
-      sum += blas::dot(A.NumCols(), A.RowData(i), 1, B.RowData(i), 1);
+  const MatrixIndexT rows = A.NumRows(), cols = A.NumCols();
+  const auto row_dot = [&](MatrixIndexT i) {
+    return trans == kNoTrans
+               // trace(A B) = sum_i (row i of A) . (column i of B)
+               ? blas::dot(cols, A.RowData(i), 1, B.Data() + i, B.Stride())
+               // trace(A B^T) = sum_i (row i of A) . (row i of B)
+               : blas::dot(cols, A.RowData(i), 1, B.RowData(i), 1);
+  };
+  Real sum = 0;
+  if (static_cast<int64_t>(rows) * cols < kMinParallelElements) {
+    for (MatrixIndexT i = 0; i < rows; i++) sum += row_dot(i);
+    return sum;
   }
+  std::vector<Real> row_dots(rows);
+  ForRowBlocks(rows, cols, [&](MatrixIndexT r0, MatrixIndexT r1) {
+    for (MatrixIndexT i = r0; i < r1; i++) row_dots[i] = row_dot(i);
+  });
+  for (MatrixIndexT i = 0; i < rows; i++) sum += row_dots[i];
   return sum;
 }
 

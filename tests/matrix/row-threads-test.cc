@@ -151,6 +151,15 @@ TEST(RowThreads, OperationsGiveTheSameBitsForAnyThreadCount) {
                        ASSERT_EQ(0, std::memcmp(m->RowData(r), row.Data(),
                                                 sizeof(float) * m->NumCols()));
                    });
+    // TraceMatMat's sum (both forms) written into the matrix.
+    ExpectSameBits("TraceMatMat", start, threads, [&](Matrix<float> *m) {
+      const float t = TraceMatMat(*m, other, kTrans);
+      Matrix<float> square(517, 517);
+      square.CopyFromMat(other.ColRange(0, 517));
+      const float u = TraceMatMat(m->ColRange(0, 517), square, kNoTrans);
+      (*m)(0, 0) = t;
+      (*m)(0, 1) = u;
+    });
     ExpectSameBits("SetZero, stride == columns", dense, threads,
                    [](Matrix<float> *m) { m->SetZero(); });
     ExpectSameBits("AddMat", start, threads,
