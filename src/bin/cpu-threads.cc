@@ -13,7 +13,7 @@ namespace nnet3 {
 void HandBlasThreadsToLibrary() {
   if (cu_backend::OnDevice()) return;
   const int threads = openblas_get_num_threads();
-  if (threads <= 1) return;
+  if (threads <= 1 || threads > kMaxLibraryThreads) return;
   openblas_set_num_threads(1);
   SetRowThreads(threads);
   NNET3_VLOG(1) << "Computing on " << threads

@@ -8,14 +8,20 @@
 // them, on one pool of threads that sleep when idle. (OpenBLAS's workers
 // spin on the cores for a while after every product, which halves the
 // speed of the library's own threads that run right after it.)
+// Only up to kMaxLibraryThreads: each block of a split product packs the
+// whole of its other operand, which BLAS's own threads share, so with many
+// threads BLAS keeps them (and the library's loops follow its count).
 // Invariants: a tool calls this once, after selecting the GPU and before
-// computing; on a GPU, or with one BLAS thread, nothing changes. The number
+// computing; on a GPU, with one BLAS thread or with more than
+// kMaxLibraryThreads, nothing changes. The number
 // of threads stays what BLAS had, and products give the same bits as one
 // BLAS thread would.
 #ifndef NNET3_BIN_CPU_THREADS_H_
 #define NNET3_BIN_CPU_THREADS_H_
 
 namespace nnet3 {
+
+constexpr int kMaxLibraryThreads = 4;
 
 void HandBlasThreadsToLibrary();
 

@@ -2,7 +2,8 @@
 // The training tools from the command line, on Kaldi's reference data
 // (tests/data/kaldi/train) and small generated networks:
 //  - determinism: the same --srand and inputs give the same model bytes
-//    (with dropout in training mode, a different seed gives other bytes);
+//    (with dropout in training mode, a different seed gives other bytes),
+//    and so do 1 and 2 threads (BLAS's threads handed to the library);
 //  - bad inputs, each with its message and exit status 1: egs whose
 //    dimensions do not fit the model, egs for an output the model does not
 //    have, NaN in the features (named with the key), truncated egs;
@@ -17,11 +18,15 @@
 
 #include <cmath>
 #include <regex>
+#include <thread>
 
 #include "common/testing.h"
+#include "base/random.h"
 #include "matrix/table-types.h"
+#include "nnet3/egs/example-utils.h"
 #include "nnet3/egs/nnet-example.h"
 #include "nnet3/nnet/nnet.h"
+#include "nnet3/testing/random-nnet.h"
 #include "util/stream.h"
 #include "util/table.h"
 
@@ -250,6 +255,70 @@ TEST(TrainToolsTest, NanInFeaturesNamedWithKey) {
       tmp.path());
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_NE(r.err.find("merged-1-16"), std::string::npos) << r.err;
+}
+
+// Two TDNN layers wide enough that their products are split over the
+// library's threads (matrix/blas-threads.h).
+const char *kWideConfig =
+    "input-node name=input dim=40\n"
+    "component name=a1 type=NaturalGradientAffineComponent input-dim=120 "
+    "output-dim=256\n"
+    "component-node name=a1 component=a1 "
+    "input=Append(Offset(input, -1), input, Offset(input, 1))\n"
+    "component name=r1 type=RectifiedLinearComponent dim=256\n"
+    "component-node name=r1 component=r1 input=a1\n"
+    "component name=b1 type=BatchNormComponent dim=256\n"
+    "component-node name=b1 component=b1 input=r1\n"
+    "component name=out type=NaturalGradientAffineComponent input-dim=768 "
+    "output-dim=200\n"
+    "component-node name=out component=out "
+    "input=Append(Offset(b1, -1), b1, Offset(b1, 1))\n"
+    "component name=lsm type=LogSoftmaxComponent dim=200\n"
+    "component-node name=lsm component=lsm input=out\n"
+    "output-node name=output input=lsm objective=linear\n";
+
+TEST(TrainToolsTest, BlasThreadsGoToTheLibraryWithTheSameBytes) {
+  // OPENBLAS_NUM_THREADS=2: the tool sets BLAS to one thread and gives the
+  // library two (logged at --verbose=1); the model has the bytes of the
+  // one-thread run. (OpenBLAS clamps its threads to the cores, so the
+  // case of more threads than the library takes cannot be made here.)
+  if (std::thread::hardware_concurrency() < 2)
+    GTEST_SKIP() << "one core: OpenBLAS would run one thread";
+  TempDir tmp;
+  WriteFile(tmp.File("wide.config"), kWideConfig);
+  {
+    RandomSource rng(3);
+    NnetExampleWriter writer("ark:" + tmp.File("egs.ark"));
+    for (int32 m = 0; m < 2; m++) {
+      std::vector<NnetExample> egs(64);
+      for (NnetExample &eg : egs) {
+        eg.io.push_back(NnetIo("input", -2, RandomGaussMatrix(12, 40, &rng)));
+        Posterior labels(8);
+        for (auto &l : labels)
+          l.push_back(std::make_pair(rng.Int(0, 199), 1.0f));
+        eg.io.push_back(NnetIo("output", 200, 0, labels));
+      }
+      NnetExample merged;
+      MergeExamples(egs, false, &merged);
+      writer.Write("mb" + std::to_string(m), merged);
+    }
+  }
+  CommandResult r = RunCommand(
+      "nnet3-init --srand=1 wide.config 0.raw && "
+      "OPENBLAS_NUM_THREADS=1 nnet3-train --use-gpu=no --verbose=1 0.raw "
+      "ark:egs.ark one.raw 2> one.log && "
+      "OPENBLAS_NUM_THREADS=2 nnet3-train --use-gpu=no --verbose=1 0.raw "
+      "ark:egs.ark two.raw 2> two.log",
+      tmp.path());
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const std::string handed = "threads of the matrix library";
+  EXPECT_EQ(ReadFile(tmp.File("one.log")).find(handed), std::string::npos);
+  EXPECT_NE(ReadFile(tmp.File("two.log")).find("Computing on 2 " + handed),
+            std::string::npos)
+      << ReadFile(tmp.File("two.log"));
+  EXPECT_NE(ReadFile(tmp.File("one.raw")), ReadFile(tmp.File("0.raw")));
+  EXPECT_TRUE(ReadFile(tmp.File("one.raw")) == ReadFile(tmp.File("two.raw")))
+      << "2 library threads gave other model bytes than 1 thread";
 }
 
 TEST(TrainToolsTest, TruncatedEgs) {
