@@ -1,5 +1,6 @@
 // bin/cpu-threads.h
-// How a tool that computes on the CPU uses the cores. BLAS's own threads
+// How the tools that compute on minibatches of egs (training, diagnostics,
+// combination, LDA statistics) use the cores on the CPU. BLAS's own threads
 // are replaced by the matrix library's: BLAS is set to one thread and the
 // library's row threads (matrix/row-threads.h) take the count BLAS had,
 // which is OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS) when the user set it
@@ -8,9 +9,13 @@
 // them, on one pool of threads that sleep when idle. (OpenBLAS's workers
 // spin on the cores for a while after every product, which halves the
 // speed of the library's own threads that run right after it.)
-// Only up to kMaxLibraryThreads: each block of a split product packs the
-// whole of its other operand, which BLAS's own threads share, so with many
-// threads BLAS keeps them (and the library's loops follow its count).
+// Each block of a split product packs the whole of its other operand, which
+// BLAS's own threads share. That costs little when the blocks are large
+// (a minibatch of egs has thousands of rows) and the elementwise work
+// between products is large (training), and more than it gains on the
+// chunks of inference (512 rows at most), whose tools keep BLAS's threads;
+// and it grows with the number of blocks, so it happens only up to
+// kMaxLibraryThreads threads.
 // Invariants: a tool calls this once, after selecting the GPU and before
 // computing; on a GPU, with one BLAS thread or with more than
 // kMaxLibraryThreads, nothing changes. The number

@@ -4,7 +4,6 @@
 // makes a GPU busy. Writes the same archive as nnet3-compute (one matrix
 // per utterance, in input order); options and defaults are Kaldi's.
 #include "bin/cli.h"
-#include "bin/cpu-threads.h"
 #include "bin/inference-tool.h"
 #include "base/timer.h"
 #include "matrix/table-types.h"
@@ -34,7 +33,6 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
   po.Read(argc, argv);
   if (po.NumArgs() != 3) return UsageError(po);
   tool_opts.Apply();
-  HandBlasThreadsToLibrary();
 
   std::string nnet_rxfilename = po.GetArg(1),
               feature_rspecifier = po.GetArg(2),

@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "base/log.h"
-#include "bin/cpu-threads.h"
 #include "cudamatrix/cu-backend.h"
 
 extern "C" void openblas_set_num_threads(int);
@@ -44,7 +43,6 @@ void UttThreadsOption::Resolve() {
     num_threads = 1;
   }
   if (num_threads > 1 && !blas_threads_set) openblas_set_num_threads(1);
-  if (num_threads == 1) HandBlasThreadsToLibrary();
 }
 
 }  // namespace nnet3

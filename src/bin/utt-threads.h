@@ -6,8 +6,7 @@
 // them back in the order they were added.
 // Invariants: Resolve() is called after the GPU was selected and before any
 // computation; it leaves num_threads >= 1 and, when above 1 and the user
-// did not set OPENBLAS_NUM_THREADS/OMP_NUM_THREADS, BLAS single-threaded;
-// at 1, BLAS's threads handed to the matrix library (bin/cpu-threads.h).
+// did not set OPENBLAS_NUM_THREADS/OMP_NUM_THREADS, BLAS single-threaded.
 // InOrderRunner holds at most 'window' jobs that were added and not yet
 // emitted (so at most that many inputs and outputs are in memory); emit()
 // runs on the thread that calls Add/Finish, in the order of Add; compute()

@@ -1,16 +1,19 @@
 // tests/bench/bench-threads.h
-// Threads in the CPU benchmarks, arranged as the tools arrange them
-// (bin/cpu-threads.h): --threads=N gives BLAS N threads and then hands them
-// to the matrix library (BLAS on one thread, the library's row threads
-// splitting products and elementwise work), unless --blas-threads keeps
-// them with BLAS (for comparison). The GEMM-only reference is timed both
-// ways and the faster counts, so a ratio never gains from the baseline
-// being slowed by one arrangement.
+// Threads in the CPU benchmarks, arranged as the tool each bench stands for
+// arranges them: --threads=N gives BLAS N threads, and a training bench
+// then hands them to the matrix library as nnet3-train does
+// (bin/cpu-threads.h: BLAS on one thread, the library's row threads
+// splitting products and elementwise work), while an inference bench
+// leaves them with BLAS as nnet3-compute does. --library-threads and
+// --blas-threads choose the other arrangement, for comparison. The
+// GEMM-only reference is timed both ways and the faster counts, so a ratio
+// never gains from the baseline being slowed by one arrangement.
 #ifndef NNET3_TESTS_BENCH_BENCH_THREADS_H_
 #define NNET3_TESTS_BENCH_BENCH_THREADS_H_
 
 #include <algorithm>
 #include <functional>
+#include <string>
 
 #include "bin/cpu-threads.h"
 #include "cudamatrix/cu-backend.h"
@@ -22,7 +25,15 @@ namespace nnet3 {
 
 struct BenchThreads {
   int threads = 1;
-  bool blas_threads = false;  // --blas-threads: leave the threads to BLAS
+  bool blas_threads = false;  // leave the threads to BLAS
+
+  // --blas-threads / --library-threads; false for any other argument.
+  bool ParseOption(const std::string &arg) {
+    if (arg == "--blas-threads") blas_threads = true;
+    else if (arg == "--library-threads") blas_threads = false;
+    else return false;
+    return true;
+  }
 
   // After the GPU was selected: the arrangement the tools use.
   void Apply() const {

@@ -23,9 +23,10 @@
 // component type, GEMM and output copying, each charged exclusively.
 //                      [--utt-threads=N] (N utterances at once, one BLAS
 //                      thread each; the GEMM-only reference likewise)
-//                      [--blas-threads] (BLAS keeps its --threads; by
-//                      default they go to the matrix library as in
-//                      nnet3-compute, see bench-threads.h)
+//                      [--library-threads] (--threads go to the matrix
+//                      library as in nnet3-train; by default BLAS keeps
+//                      them as in nnet3-compute: --blas-threads; see
+//                      bench-threads.h)
 //                      [--inference-only] [--large-chunks-only] (only the
 //                      large-chunk inference line; tests/bench/cpu-speed.sh)
 #include <algorithm>
@@ -90,7 +91,7 @@ void GemmShapes(const Nnet &nnet, const NnetComputation &computation,
 // (--utt-threads, as nnet3-compute --num-threads does); 1: one utterance at
 // a time on the --threads threads (g_threads).
 int32 g_utt_threads = 1;
-BenchThreads g_threads;
+BenchThreads g_threads{1, true};
 
 // Runs 'work(i)' for i < n on g_utt_threads threads (each taking the next
 // index), with one BLAS thread each when there are several.
@@ -303,7 +304,7 @@ int Main(int argc, char *argv[]) {
     else if (a == "--inference-only") inference_only = true;
     else if (a == "--large-chunks-only") large_only = inference_only = true;
     else if (a == "--profile") profile = true;
-    else if (a == "--blas-threads") g_threads.blas_threads = true;
+    else if (g_threads.ParseOption(a)) continue;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());

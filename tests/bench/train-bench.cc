@@ -16,7 +16,7 @@
 //                    [--warmup=12] (minibatches trained before timing)
 //                    [--blas-threads] (BLAS keeps its threads; by default
 //                    they go to the matrix library as in nnet3-train, see
-//                    bench-threads.h)
+//                    bench-threads.h; --library-threads is the default)
 // (--use-gpu=yes: training and the GEMM-only reference run on the GPU)
 // The default warm-up covers what only the start of a training job pays:
 // compilation, the natural gradient's first 10 updates (every minibatch;
@@ -156,7 +156,7 @@ int Main(int argc, char *argv[]) {
     else if (a.rfind("--warmup=", 0) == 0) warmup = atoi(a.c_str() + 9);
     else if (a.rfind("--threads=", 0) == 0) threads = atoi(a.c_str() + 10);
     else if (a == "--profile") profile = true;
-    else if (a == "--blas-threads") bench_threads.blas_threads = true;
+    else if (bench_threads.ParseOption(a)) continue;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());

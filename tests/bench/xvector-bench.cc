@@ -23,9 +23,10 @@
 //                      [--max-frames=3000] [--reps=2] [--block-size=256]
 //                      [--threads=1] [--extract-at=tdnn6.affine]
 //                      [--only=abc] (a subset of the passes, for profiling)
-//                      [--blas-threads] (BLAS keeps its --threads; by
-//                      default they go to the matrix library as in
-//                      nnet3-xvector-compute, see bench-threads.h)
+//                      [--library-threads] (--threads go to the matrix
+//                      library as in nnet3-train; by default BLAS keeps
+//                      them as in nnet3-xvector-compute: --blas-threads;
+//                      see bench-threads.h)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -150,7 +151,7 @@ int main(int argc, char *argv[]) {
   std::string extract_at = "tdnn6.affine", only = "abc";
   int32 num_utts = 40, min_frames = 200, max_frames = 3000, reps = 2,
         block_size = 256, threads = 1;
-  BenchThreads bench_threads;
+  BenchThreads bench_threads{1, true};
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     auto value = [&a](const char *key, std::string *v) {
@@ -169,7 +170,7 @@ int main(int argc, char *argv[]) {
     else if (value("reps", &v)) reps = atoi(v.c_str());
     else if (value("block-size", &v)) block_size = atoi(v.c_str());
     else if (value("threads", &v)) threads = atoi(v.c_str());
-    else if (a == "--blas-threads") bench_threads.blas_threads = true;
+    else if (bench_threads.ParseOption(a)) continue;
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;
