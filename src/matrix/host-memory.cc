@@ -32,8 +32,9 @@ struct HostCache {
   HostBlockStats stats;
   size_t in_use = 0;  // bytes of cacheable-size blocks handed out
   size_t peak_in_use = 0;
-  // What the cache may hold beyond the peak (see AllocateHostBlock): at
-  // least the largest block handed out, doubled (up to the peak itself)
+  // What the cache may hold beyond the peak (see EnforceBound): at least
+  // half the largest block handed out (the whole one without reshaping),
+  // doubled (up to a quarter of the peak)
   // whenever the evictions since it last grew add up to more than the peak.
   size_t slack = 0;
   size_t evicted_since_growth = 0;
@@ -118,17 +119,55 @@ void BlockFree(void *p, size_t size) {
 #endif
 }
 
+// Gives a mapped block a new size, keeping nothing of its contents that
+// matters (blocks are handed out undefined): shrinking returns the tail
+// pages to the system, growing maps fresh pages after the kept ones (the
+// block may move). nullptr when this build's blocks cannot be reshaped or
+// the system refuses.
+void *BlockResize(void *p, size_t old_size, size_t new_size) {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  (void)p;
+  (void)old_size;
+  (void)new_size;
+  return nullptr;
+#else
+  void *q = mremap(p, old_size, new_size, MREMAP_MAYMOVE);
+  return q == MAP_FAILED ? nullptr : q;
+#endif
+}
+
 void FreeBlocks(const std::vector<HostCache::Block> &blocks) {
   for (const HostCache::Block &b : blocks) BlockFree(b.ptr, b.size);
 }
 
 }  // namespace
 
+// Keeps what callers and the cache hold together at most the peak of what
+// callers held plus the slack, giving the excess back to the system, least
+// recently freed first; the evicted blocks go to *out (freed outside the
+// lock). The slack starts at half the largest block (the whole block when
+// blocks are not reshaped, since every new size then needs a block of its
+// own) and doubles, up to a quarter of the peak, each time the cache has
+// given back more than the peak since it last grew: such turnover means the
+// pattern of sizes needs more room.
+void EnforceBound(HostCache &c, std::vector<HostCache::Block> *out) {
+  const size_t held = c.in_use + c.stats.cached_bytes,
+               bound = c.peak_in_use + c.slack;
+  if (held <= bound) return;
+  c.evicted_since_growth += c.Evict(held - bound, out);
+  if (c.evicted_since_growth > c.peak_in_use &&
+      c.slack < c.peak_in_use / 4) {
+    c.slack = std::min(c.peak_in_use / 4, 2 * c.slack);
+    c.evicted_since_growth = 0;
+  }
+}
+
 void *AllocateHostBlock(size_t bytes) {
   if (bytes < kMinCachedBytes) return HeapAlloc(bytes == 0 ? kAlign : bytes);
   const size_t size = CachedSize(bytes);
   HostCache &c = Cache();
   std::vector<HostCache::Block> evicted;
+  void *reshaped = nullptr;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     // The smallest cached block that fits, if it wastes at most a quarter
@@ -145,32 +184,35 @@ void *AllocateHostBlock(size_t bytes) {
       c.stats.reuses++;
       return p;
     }
-    // None: what callers and the cache hold together stays at most the
-    // peak of what callers held plus the slack, the excess going back to
-    // the system, least recently freed first. A repeating pattern of sizes
-    // that do not pair up exactly (a chunk's matrices and then its output;
-    // the forward and backward matrices of a minibatch) needs more than
-    // the peak to settle; without it every round would give pages back and
-    // fault fresh ones in. The slack starts at the largest block and
-    // doubles, up to the peak, each time the cache has given back more
-    // than the peak since it last grew: such turnover means the pattern
-    // needs more room, while a pattern that settles never grows it.
     c.in_use += size;
     c.peak_in_use = std::max(c.peak_in_use, c.in_use);
-    c.slack = std::max(c.slack, size);
-    const size_t held = c.in_use + c.stats.cached_bytes,
-                 bound = c.peak_in_use + c.slack;
-    if (held > bound) {
-      c.evicted_since_growth += c.Evict(held - bound, &evicted);
-      if (c.evicted_since_growth > c.peak_in_use &&
-          c.slack < c.peak_in_use) {
-        c.slack = std::min(c.peak_in_use, 2 * c.slack);
-        c.evicted_since_growth = 0;
+    c.slack = std::max(c.slack, HostBlocksReshape() ? size / 2 : size);
+    // None of about this size: reshape the cached block closest in size
+    // (the smallest larger one or the largest smaller one) rather than map
+    // new pages, so that what the cache holds follows what the program uses
+    // whatever sizes follow each other (a minibatch's forward and backward
+    // matrices differ in size); only the pages a block grows by are fresh.
+    if (!c.by_size.empty()) {
+      auto pick = it;
+      if (pick == c.by_size.end()) {
+        pick = std::prev(it);
+      } else if (it != c.by_size.begin()) {
+        auto smaller = std::prev(it);
+        if (size - smaller->first < pick->first - size) pick = smaller;
+      }
+      const auto block = pick->second;
+      reshaped = BlockResize(block->ptr, block->size, size);
+      if (reshaped != nullptr) {
+        c.Forget(block);
+        c.live.emplace(reshaped, size);
+        c.stats.reshapes++;
       }
     }
-    c.stats.heap_allocations++;
+    EnforceBound(c, &evicted);
+    if (reshaped == nullptr) c.stats.heap_allocations++;
   }
   FreeBlocks(evicted);
+  if (reshaped != nullptr) return reshaped;
   void *p;
   try {
     p = BlockAlloc(size);
@@ -219,6 +261,14 @@ void ReleaseCachedHostBlocks() {
     c.evicted_since_growth = 0;
   }
   FreeBlocks(evicted);
+}
+
+bool HostBlocksReshape() {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  return false;
+#else
+  return true;
+#endif
 }
 
 HostBlockStats GetHostBlockStats() {

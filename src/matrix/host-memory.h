@@ -20,16 +20,24 @@
 //    64 as well);
 //  - the cache holds at most kMaxCachedBytes; a block freed beyond that is
 //    returned to the system;
+//  - when no cached block is within that quarter, the cached block
+//    closest in size (the smallest larger one or the largest smaller one)
+//    is reshaped to the request with mremap: shrinking gives its tail pages
+//    back, growing maps fresh pages only for the part added. So the blocks
+//    of one phase of a loop serve the different sizes of the next (a
+//    minibatch's forward and backward matrices) instead of the cache
+//    keeping blocks of every size the loop ever had at once. New pages are
+//    mapped only when the cache is empty. (Builds whose blocks come from
+//    malloc, under AddressSanitizer, do not reshape: HostBlocksReshape());
 //  - the bytes held in cacheable-size blocks (handed out plus cached) never
-//    exceed the peak of the bytes handed out at one time plus a slack, and
-//    never twice that peak (both since the last ReleaseCachedHostBlocks):
-//    an allocation of a size the cache does not hold gives the excess back
-//    to the system, oldest cached blocks first. The slack is the largest
-//    block handed out, doubled (at most to the peak) each time the blocks
-//    given back since it last grew add up to more than the peak, so that a
-//    repeating pattern of sizes settles instead of returning and faulting
-//    in pages every round. A loop that repeats the same sizes never evicts;
-//    after a change of sizes the blocks of the old ones go back;
+//    exceed the peak of the bytes handed out at one time plus a slack
+//    (since the last ReleaseCachedHostBlocks): an allocation that is not
+//    served by a cached block within a quarter gives the excess back to
+//    the system, oldest cached blocks first. The slack is half the largest
+//    block handed out (the whole block where blocks are not reshaped),
+//    doubled (up to a quarter of the peak) each time the blocks given back
+//    since it last grew add up to more than the peak. A loop that repeats
+//    the same sizes never evicts;
 //  - FreeHostBlock must be called with the size the block was asked for;
 //  - all functions are thread-safe.
 #ifndef NNET3_MATRIX_HOST_MEMORY_H_
@@ -52,10 +60,15 @@ void FreeHostBlock(void *ptr, size_t bytes);
 // by the eviction rule from what is in use now.
 void ReleaseCachedHostBlocks();
 
+// Whether this build reshapes cached blocks (mapped blocks; false when they
+// come from malloc).
+bool HostBlocksReshape();
+
 struct HostBlockStats {
   size_t cached_bytes = 0;     // held in the cache now
   size_t reuses = 0;           // allocations served from the cache
   size_t heap_allocations = 0; // cacheable-size allocations that reached malloc
+  size_t reshapes = 0;         // allocations served by resizing a cached block
 };
 HostBlockStats GetHostBlockStats();
 
