@@ -276,11 +276,9 @@ void MatrixBase<Real>::CopyRowsFromVec(const VectorBase<Real> &v) {
   };
   // The vector may be a row of this matrix (then the rows are copied in
   // order, as one thread would).
-  const Real *v_end = v.Data() + v.Dim();
-  const bool disjoint = num_rows_ == 0 || v.Dim() == 0 ||
-                        v_end <= data_ ||
-                        RowData(num_rows_ - 1) + num_cols_ <= v.Data();
-  if (disjoint)
+  if (num_rows_ == 0 || v.Dim() == 0 ||
+      SpansDisjoint(v.Data(), v.Data() + v.Dim(), data_,
+                    RowData(num_rows_ - 1) + num_cols_))
     ForRowBlocks(num_rows_, num_cols_, rows);
   else
     rows(0, num_rows_);

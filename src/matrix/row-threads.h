@@ -61,20 +61,25 @@ void ForRowBlocks(MatrixIndexT num_rows, MatrixIndexT num_cols, const Fn &fn) {
   fn(0, num_rows);
 }
 
+// True when the byte ranges [a_begin, a_end) and [b_begin, b_end) do not
+// overlap.
+inline bool SpansDisjoint(const void *a_begin, const void *a_end,
+                          const void *b_begin, const void *b_end) {
+  const auto address = [](const void *p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+  };
+  return address(a_end) <= address(b_begin) ||
+         address(b_end) <= address(a_begin);
+}
+
 // True when the storage spans of 'a' and 'b' do not overlap at all, so an
 // operation that writes rows of 'b' while reading any rows of 'a' (a
 // gather) may run its row blocks in parallel.
 template <typename M1, typename M2>
 bool StorageDisjoint(const M1 &a, const M2 &b) {
   if (a.NumRows() == 0 || b.NumRows() == 0) return true;
-  const auto address = [](const void *p) {
-    return reinterpret_cast<std::uintptr_t>(p);
-  };
-  const std::uintptr_t a_begin = address(a.Data()), b_begin = address(b.Data());
-  const std::uintptr_t
-      a_end = address(a.RowData(a.NumRows() - 1) + a.NumCols()),
-      b_end = address(b.RowData(b.NumRows() - 1) + b.NumCols());
-  return a_end <= b_begin || b_end <= a_begin;
+  return SpansDisjoint(a.Data(), a.RowData(a.NumRows() - 1) + a.NumCols(),
+                       b.Data(), b.RowData(b.NumRows() - 1) + b.NumCols());
 }
 
 // True when row r of 'a' and row r of 'b' are the only rows of the two that
