@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <list>
 #include <map>
@@ -99,6 +100,15 @@ void *HeapAlloc(size_t bytes) {
 // tuning (glibc raises its mmap threshold after such a free, which then
 // puts later large blocks in a heap that cannot shrink) never sees them.
 // Under AddressSanitizer they come from malloc, which it checks.
+std::atomic<void (*)(void *, size_t)> g_mapped_hook{nullptr};
+std::atomic<void (*)(void *, size_t)> g_unmapping_hook{nullptr};
+
+[[maybe_unused]] void CallHook(const std::atomic<void (*)(void *, size_t)> &hook, void *p,
+              size_t size) {
+  void (*f)(void *, size_t) = hook.load(std::memory_order_acquire);
+  if (f != nullptr) f(p, size);
+}
+
 void *BlockAlloc(size_t size) {
 #ifdef NNET3_BLOCKS_FROM_MALLOC
   return HeapAlloc(size);
@@ -106,6 +116,7 @@ void *BlockAlloc(size_t size) {
   void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
+  CallHook(g_mapped_hook, p, size);
   return p;
 #endif
 }
@@ -115,6 +126,7 @@ void BlockFree(void *p, size_t size) {
   (void)size;
   std::free(p);
 #else
+  CallHook(g_unmapping_hook, p, size);
   munmap(p, size);
 #endif
 }
@@ -131,8 +143,14 @@ void *BlockResize(void *p, size_t old_size, size_t new_size) {
   (void)new_size;
   return nullptr;
 #else
+  CallHook(g_unmapping_hook, p, old_size);
   void *q = mremap(p, old_size, new_size, MREMAP_MAYMOVE);
-  return q == MAP_FAILED ? nullptr : q;
+  if (q == MAP_FAILED) {
+    CallHook(g_mapped_hook, p, old_size);
+    return nullptr;
+  }
+  CallHook(g_mapped_hook, q, new_size);
+  return q;
 #endif
 }
 
@@ -261,6 +279,11 @@ void ReleaseCachedHostBlocks() {
     c.evicted_since_growth = 0;
   }
   FreeBlocks(evicted);
+}
+
+void SetHostBlockHooks(const HostBlockHooks &hooks) {
+  g_mapped_hook.store(hooks.mapped, std::memory_order_release);
+  g_unmapping_hook.store(hooks.unmapping, std::memory_order_release);
 }
 
 bool HostBlocksReshape() {

@@ -72,6 +72,18 @@ struct HostBlockStats {
 };
 HostBlockStats GetHostBlockStats();
 
+// Called with the pages of each cacheable-size block right after they are
+// mapped, and right before they are given back or reshaped (then 'mapped'
+// again with the new pages). A GPU backend pins them here so that copies
+// between them and the device run at full speed; blocks mapped before the
+// hooks were set are unpinned with the rest (the hook must accept that).
+// Set once, before computing; nullptr hooks (the default) do nothing.
+struct HostBlockHooks {
+  void (*mapped)(void *ptr, size_t bytes) = nullptr;
+  void (*unmapping)(void *ptr, size_t bytes) = nullptr;
+};
+void SetHostBlockHooks(const HostBlockHooks &hooks);
+
 }  // namespace nnet3
 
 #endif  // NNET3_MATRIX_HOST_MEMORY_H_
