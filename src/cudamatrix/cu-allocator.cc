@@ -105,11 +105,32 @@ void CachingDeviceAllocator::Free(void *ptr) {
   auto it = live_.find(ptr);
   const bool allocated_here_and_not_yet_freed = it != live_.end();
   NNET3_ASSERT(allocated_here_and_not_yet_freed);
+  if (holding_ && std::this_thread::get_id() == holding_thread_) {
+    held_.push_back(ptr);
+    return;
+  }
   const size_t size = it->second;
   live_.erase(it);
   stats_.in_use -= size;
   stats_.cached += size;
   cache_.emplace(size, ptr);
+}
+
+void CachingDeviceAllocator::BeginHold() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  NNET3_ASSERT(!holding_);
+  holding_ = true;
+  holding_thread_ = std::this_thread::get_id();
+  held_.clear();
+}
+
+std::vector<void *> CachingDeviceAllocator::EndHold() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  NNET3_ASSERT(holding_);
+  holding_ = false;
+  std::vector<void *> ans;
+  ans.swap(held_);
+  return ans;
 }
 
 void CachingDeviceAllocator::ReleaseCached() {

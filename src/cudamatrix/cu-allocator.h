@@ -25,7 +25,9 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "cudamatrix/gpu-runtime.h"
 
@@ -60,6 +62,14 @@ class CachingDeviceAllocator {
   // Returns all cached blocks to the driver.
   void ReleaseCached();
 
+  // While a graph is recorded, blocks that the recording thread frees must
+  // not be handed out again: the graph's replays still use them. Between
+  // BeginHold() and EndHold() such blocks stay in use; EndHold() returns
+  // them, and whoever owns the graph passes each to Free() once the graph
+  // is gone. Frees from other threads are not held. Holds do not nest.
+  void BeginHold();
+  std::vector<void *> EndHold();
+
   DeviceMemoryStats Stats() const;
   // One line: "peak 1.2 GiB in use (1.5 GiB held), now 0 B in use, ...".
   std::string Summary() const;
@@ -72,6 +82,9 @@ class CachingDeviceAllocator {
   std::multimap<size_t, void *> cache_;       // size -> free block
   std::unordered_map<void *, size_t> live_;   // block -> size
   DeviceMemoryStats stats_;
+  bool holding_ = false;
+  std::thread::id holding_thread_;
+  std::vector<void *> held_;
 };
 
 // "1.5 GiB", "12.0 MiB", "512 B": sizes as they appear in messages.

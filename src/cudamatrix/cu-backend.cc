@@ -7,6 +7,7 @@
 #include "cudamatrix/cu-allocator.h"
 #include "cudamatrix/device-ops.h"
 #include "cudamatrix/gpu-runtime.h"
+#include "matrix/host-memory.h"
 
 namespace nnet3 {
 namespace cu_backend {
@@ -19,6 +20,16 @@ namespace {
 
 GpuRuntime *g_runtime = nullptr;
 CachingDeviceAllocator *g_allocator = nullptr;
+bool g_pin_host_blocks = true;
+
+void PinHostBlock(void *ptr, size_t bytes) {
+  if (g_runtime != nullptr) g_runtime->PinHost(ptr, bytes);
+}
+
+void UnpinHostBlock(void *ptr, size_t bytes) {
+  (void)bytes;
+  if (g_runtime != nullptr) g_runtime->UnpinHost(ptr);
+}
 
 GpuRuntime &Runtime() {
   if (g_runtime == nullptr)
@@ -37,7 +48,15 @@ void Enable(GpuRuntime *runtime, CachingDeviceAllocator *allocator) {
   g_runtime = runtime;
   g_allocator = allocator;
   internal::on_device = true;
+  if (g_pin_host_blocks) {
+    HostBlockHooks hooks;
+    hooks.mapped = PinHostBlock;
+    hooks.unmapping = UnpinHostBlock;
+    SetHostBlockHooks(hooks);
+  }
 }
+
+void SetPinHostBlocks(bool on) { g_pin_host_blocks = on; }
 
 bool Available() { return g_runtime != nullptr; }
 
@@ -95,6 +114,33 @@ void Synchronize() {
   std::string why;
   if (g_runtime != nullptr && !g_runtime->Synchronize(&why))
     throw InternalError("GPU synchronisation failed: " + why);
+}
+
+long long HostWaits() {
+  return g_runtime != nullptr ? g_runtime->HostWaits() : 0;
+}
+
+bool BeginCapture(std::string *why) {
+  Runtime();
+  g_allocator->BeginHold();
+  if (g_runtime->BeginCapture(why)) return true;
+  for (void *ptr : g_allocator->EndHold()) g_allocator->Free(ptr);
+  return false;
+}
+
+bool EndCapture(void **graph, std::vector<void *> *held, std::string *why) {
+  Runtime();
+  bool ok = g_runtime->EndCapture(graph, why);
+  *held = g_allocator->EndHold();
+  return ok;
+}
+
+bool LaunchGraph(void *graph, std::string *why) {
+  return Runtime().LaunchGraph(graph, why);
+}
+
+void DestroyGraph(void *graph) {
+  if (g_runtime != nullptr && graph != nullptr) g_runtime->DestroyGraph(graph);
 }
 
 void MixedLocations(const char *operation) {

@@ -20,6 +20,8 @@
 #define NNET3_CUDAMATRIX_CU_BACKEND_H_
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace nnet3 {
 
@@ -70,6 +72,23 @@ void CopyToHost(void *dst, size_t dst_pitch, const void *src,
 
 // Waits for all queued device work.
 void Synchronize();
+
+// Whether Enable() makes the host matrix library pin its large blocks
+// (matrix/host-memory.h) so that copies to and from them run at full
+// speed; on by default. Set before Enable().
+void SetPinHostBlocks(bool on);
+
+// The runtime's count of host waits and host copies (GpuRuntime::HostWaits;
+// 0 without a GPU backend).
+long long HostWaits();
+
+// Graph capture on the device's stream (see cu-graph.h, which wraps these).
+// BeginCapture also makes the allocator hold the blocks this thread frees;
+// EndCapture returns them in *held (also when the capture was refused).
+bool BeginCapture(std::string *why);
+bool EndCapture(void **graph, std::vector<void *> *held, std::string *why);
+bool LaunchGraph(void *graph, std::string *why);
+void DestroyGraph(void *graph);
 
 // Throws an InternalError naming the operation whose operands live in
 // different places (host and device).

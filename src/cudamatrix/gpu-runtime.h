@@ -86,6 +86,38 @@ class GpuRuntime {
     (void)why;
     return true;
   }
+
+  // How many times the host has waited for the device or copied from or to
+  // host memory so far (copies, synchronisations, scalar results read back);
+  // a stretch of work that adds nothing here can be captured as a graph.
+  virtual long long HostWaits() { return 0; }
+
+  // Page-locks host memory for fast copies (and unlocks it); failures are
+  // ignored (the memory then stays pageable).
+  virtual void PinHost(void *ptr, size_t bytes) { (void)ptr, (void)bytes; }
+  virtual void UnpinHost(void *ptr) { (void)ptr; }
+
+  // Graph capture of the work queued on the device's stream. BeginCapture
+  // starts recording instead of running; EndCapture stops and instantiates
+  // what was recorded (an opaque handle in *graph), or returns false with
+  // *why when the capture was refused (an operation that cannot be recorded
+  // ran meanwhile) and leaves the stream as it was before BeginCapture.
+  // LaunchGraph queues one replay; DestroyGraph frees the handle.
+  virtual bool BeginCapture(std::string *why) {
+    *why = "this runtime cannot capture graphs";
+    return false;
+  }
+  virtual bool EndCapture(void **graph, std::string *why) {
+    *graph = nullptr;
+    *why = "this runtime cannot capture graphs";
+    return false;
+  }
+  virtual bool LaunchGraph(void *graph, std::string *why) {
+    (void)graph;
+    *why = "this runtime cannot launch graphs";
+    return false;
+  }
+  virtual void DestroyGraph(void *graph) { (void)graph; }
 };
 
 // The process's runtime (CUDA, or the no-CUDA report); never null.

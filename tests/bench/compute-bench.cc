@@ -29,6 +29,13 @@
 //                      bench-threads.h)
 //                      [--inference-only] [--large-chunks-only] (only the
 //                      large-chunk inference line; tests/bench/cpu-speed.sh)
+//                      [--cuda-graphs=true|false] (GPU: replay computations
+//                      as CUDA graphs, as nnet3-compute does by default)
+//                      [--pin-host-memory=true|false] (GPU: pin the large
+//                      host matrices, the default, or leave them pageable)
+//                      [--compare-cuda-graphs] (GPU: the optimized 50-frame
+//                      and large-chunk lines with graph replay off, on, off
+//                      and on again)
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -49,6 +56,7 @@
 #include "nnet3/analyze/analyze.h"
 #include "nnet3/compile/compiler.h"
 #include "nnet3/components/tdnn.h"
+#include "nnet3/compute/computation-graphs.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/optimize/optimize.h"
 #include "nnet3/testing/computation-runner.h"
@@ -290,6 +298,7 @@ int Main(int argc, char *argv[]) {
   std::string config = std::string(NNET3_TEST_DATA_DIR) + "/bench/tdnn.config";
   int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
   bool inference_only = false, profile = false, large_only = false;
+  bool cuda_graphs = true, compare_graphs = false;
   std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -304,6 +313,12 @@ int Main(int argc, char *argv[]) {
     else if (a == "--inference-only") inference_only = true;
     else if (a == "--large-chunks-only") large_only = inference_only = true;
     else if (a == "--profile") profile = true;
+    else if (a == "--cuda-graphs" || a == "--cuda-graphs=true")
+      cuda_graphs = true;
+    else if (a == "--cuda-graphs=false") cuda_graphs = false;
+    else if (a == "--compare-cuda-graphs") compare_graphs = true;
+    else if (a == "--pin-host-memory=false" || a == "--pin-host-memory=true")
+      cu_backend::SetPinHostBlocks(a == "--pin-host-memory=true");
     else if (g_threads.ParseOption(a)) continue;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
     else {
@@ -349,6 +364,7 @@ int Main(int argc, char *argv[]) {
   printf("  BLAS kernels: %s\n", BlasKernelSelection().c_str());
 
   NnetSimpleComputationOptions opts;
+  opts.compute_config.cuda_graphs = cuda_graphs;
   opts.acoustic_scale = 1.0;
   opts.large_chunk_size = 0;
   opts.optimize_config.optimize = false;
@@ -362,6 +378,32 @@ int Main(int argc, char *argv[]) {
   }
   opts.optimize_config.optimize = true;
   opts.large_chunk_size = 512;
+  if (compare_graphs) {
+    for (int32 large_size : {0, 512}) {
+      for (int32 r = 0; r < 2; r++) {
+        for (bool on : {false, true}) {
+          opts.compute_config.cuda_graphs = on;
+          opts.large_chunk_size = large_size;
+          GraphReplayStats before = ComputationGraphs::Stats();
+          InferenceFigures f = BenchInference(nnet, opts, utts, reps);
+          GraphReplayStats after = ComputationGraphs::Stats();
+          PrintInference(large_size == 0
+                             ? (on ? "50-frame chunks, CUDA graphs on:"
+                                   : "50-frame chunks, CUDA graphs off:")
+                             : (on ? "large chunks, CUDA graphs on:"
+                                   : "large chunks, CUDA graphs off:"),
+                         f, total_frames);
+          printf("    segments recorded %lld, replayed %lld, refused %lld\n",
+                 after.recorded - before.recorded,
+                 after.replayed - before.replayed,
+                 after.refused - before.refused);
+          ComputationGraphs::Clear();
+        }
+      }
+    }
+    opts.compute_config.cuda_graphs = cuda_graphs;
+    opts.large_chunk_size = 512;
+  }
   InferenceFigures large = BenchInference(nnet, opts, utts, reps);
   PrintInference("large chunks (invariant), optimized:", large, total_frames);
   if (!large_only)

@@ -17,7 +17,9 @@
 //                    [--blas-threads] (BLAS keeps its threads; by default
 //                    they go to the matrix library as in nnet3-train, see
 //                    bench-threads.h; --library-threads is the default)
-// (--use-gpu=yes: training and the GEMM-only reference run on the GPU)
+// (--use-gpu=yes: training and the GEMM-only reference run on the GPU;
+// --pin-host-memory=true|false: pin the large host matrices, the default,
+// or leave them pageable)
 // The default warm-up covers what only the start of a training job pays:
 // compilation, the natural gradient's first 10 updates (every minibatch;
 // later every 4th) and the matrix memory cache settling on the job's sizes
@@ -158,6 +160,8 @@ int Main(int argc, char *argv[]) {
     else if (a == "--profile") profile = true;
     else if (bench_threads.ParseOption(a)) continue;
     else if (a.rfind("--use-gpu=", 0) == 0) use_gpu = a.substr(10);
+    else if (a == "--pin-host-memory=false" || a == "--pin-host-memory=true")
+      cu_backend::SetPinHostBlocks(a == "--pin-host-memory=true");
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
       return 1;

@@ -1,6 +1,7 @@
 // cudamatrix/cuda/context.cu
 #include "cudamatrix/cuda/context.h"
 
+#include <atomic>
 #include <mutex>
 
 #include "cudamatrix/cuda/cublas-loader.h"
@@ -83,7 +84,17 @@ bool Tf32Enabled() {
   return ctx.tf32;
 }
 
-void Synchronize() { NNET3_CUDA_CHECK(cudaStreamSynchronize(Stream())); }
+namespace {
+std::atomic<long long> g_host_waits{0};
+}  // namespace
+
+void CountHostWait() { g_host_waits.fetch_add(1, std::memory_order_relaxed); }
+long long HostWaitCount() { return g_host_waits.load(std::memory_order_relaxed); }
+
+void Synchronize() {
+  CountHostWait();
+  NNET3_CUDA_CHECK(cudaStreamSynchronize(Stream()));
+}
 
 void *AllocTemp(size_t bytes) {
   void *ptr = nullptr;

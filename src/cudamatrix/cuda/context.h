@@ -34,6 +34,11 @@ bool Tf32Enabled();
 // Waits for all work enqueued on Stream(); throws on an asynchronous error.
 void Synchronize();
 
+// Counts the host's waits for the device and copies through host memory
+// (Synchronize() counts itself; the runtime's copies call CountHostWait()).
+void CountHostWait();
+long long HostWaitCount();
+
 // Stream-ordered device memory for temporaries of the library (reduction
 // partial sums and the like); freed in stream order.
 void *AllocTemp(size_t bytes);

@@ -100,15 +100,27 @@ class CudaRuntime : public GpuRuntime {
                     std::string *why) override {
     // From pageable memory the call returns once the source is staged, so
     // the caller may reuse its buffer at once.
+    cuda::CountHostWait();
     cudaError_t e = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
                                       rows, cudaMemcpyHostToDevice,
                                       cuda::Stream());
+    // From page-locked memory it returns at once: wait, so that the caller
+    // may still reuse the buffer as soon as this returns.
+    cudaPointerAttributes attributes;
+    if (e == cudaSuccess &&
+        cudaPointerGetAttributes(&attributes, src) == cudaSuccess) {
+      if (attributes.type == cudaMemoryTypeHost)
+        e = cudaStreamSynchronize(cuda::Stream());
+    } else if (e == cudaSuccess) {
+      cudaGetLastError();
+    }
     return Check(e, why);
   }
 
   bool CopyToHost(void *dst, size_t dst_pitch, const void *src,
                   size_t src_pitch, size_t width, size_t rows,
                   std::string *why) override {
+    cuda::CountHostWait();
     cudaStream_t stream = cuda::Stream();
     cudaError_t e = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
                                       rows, cudaMemcpyDeviceToHost, stream);
@@ -117,7 +129,54 @@ class CudaRuntime : public GpuRuntime {
   }
 
   bool Synchronize(std::string *why) override {
+    cuda::CountHostWait();
     return Check(cudaStreamSynchronize(cuda::Stream()), why);
+  }
+
+  long long HostWaits() override { return cuda::HostWaitCount(); }
+
+  void PinHost(void *ptr, size_t bytes) override {
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) != cudaSuccess)
+      cudaGetLastError();
+  }
+
+  void UnpinHost(void *ptr) override {
+    if (cudaHostUnregister(ptr) != cudaSuccess) cudaGetLastError();
+  }
+
+  bool BeginCapture(std::string *why) override {
+    // Relaxed: the caching allocator may still call cudaMalloc while the
+    // stream records (its blocks are then kept for the graph's lifetime).
+    return Check(cudaStreamBeginCapture(cuda::Stream(),
+                                        cudaStreamCaptureModeRelaxed),
+                 why);
+  }
+
+  bool EndCapture(void **graph, std::string *why) override {
+    *graph = nullptr;
+    cudaGraph_t recorded = nullptr;
+    cudaError_t e = cudaStreamEndCapture(cuda::Stream(), &recorded);
+    if (e != cudaSuccess || recorded == nullptr) {
+      if (recorded != nullptr) cudaGraphDestroy(recorded);
+      if (e == cudaSuccess) e = cudaErrorStreamCaptureInvalidated;
+      return Check(e, why);
+    }
+    cudaGraphExec_t exec = nullptr;
+    e = cudaGraphInstantiate(&exec, recorded, 0);
+    cudaGraphDestroy(recorded);
+    if (!Check(e, why)) return false;
+    *graph = exec;
+    return true;
+  }
+
+  bool LaunchGraph(void *graph, std::string *why) override {
+    return Check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph),
+                                 cuda::Stream()),
+                 why);
+  }
+
+  void DestroyGraph(void *graph) override {
+    if (graph != nullptr) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
   }
 
  private:

@@ -231,7 +231,8 @@ std::shared_ptr<const NnetComputation> NnetBatchComputer::GetComputation(
 }
 
 void NnetBatchComputer::RunMinibatch(
-    const NnetComputation &computation, int32 minibatch_size,
+    const std::shared_ptr<const NnetComputation> &computation,
+    int32 minibatch_size,
     const std::vector<NnetInferenceTask *> &tasks) {
   int32 num_tasks = tasks.size(),
         num_input = tasks[0]->input.NumRows(),
@@ -257,7 +258,8 @@ void NnetBatchComputer::RunMinibatch(
 
   NnetComputeOptions compute_opts = opts_.compute_config;
   if (opts_.debug_computation) compute_opts.debug = true;
-  NnetComputer computer(compute_opts, computation, nnet_, nullptr);
+  NnetComputer computer(compute_opts, *computation, nnet_, nullptr);
+  computer.UseCudaGraphs(computation);
   computer.AcceptInput("input", &input);
   if (ivector_dim != 0) computer.AcceptInput("ivector", &ivectors);
   computer.Run();
@@ -294,7 +296,7 @@ bool NnetBatchComputer::Compute(bool allow_partial_minibatch) {
     info.computation = GetComputation(*best->tasks[0], minibatch_size);
   std::vector<NnetInferenceTask *> tasks;
   TakeTasks(minibatch_size, best, &tasks);
-  RunMinibatch(*info.computation, minibatch_size, tasks);
+  RunMinibatch(info.computation, minibatch_size, tasks);
   info.num_done++;
   info.num_tasks += tasks.size();
   info.seconds += timer.Elapsed();

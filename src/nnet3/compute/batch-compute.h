@@ -142,7 +142,8 @@ class NnetBatchComputer {
   // Moves the 'num' best tasks of 'group' to 'tasks'.
   void TakeTasks(int32 num, Group *group,
                  std::vector<NnetInferenceTask *> *tasks);
-  void RunMinibatch(const NnetComputation &computation, int32 minibatch_size,
+  void RunMinibatch(const std::shared_ptr<const NnetComputation> &computation,
+                    int32 minibatch_size,
                     const std::vector<NnetInferenceTask *> &tasks);
 
   NnetBatchComputerOptions opts_;

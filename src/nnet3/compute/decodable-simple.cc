@@ -43,6 +43,7 @@ void NnetSimpleComputationOptions::RegisterChunkOptions(OptionsItf *opts) {
   opts->Register("frames-per-chunk", &frames_per_chunk,
                  "Input frames per chunk computed in one go (counted before "
                  "any --frame-subsampling-factor)");
+  compute_config.RegisterCudaGraphs(opts);
   opts->Register("debug-computation", &debug_computation,
                  "Log every command of the computation as it runs (a lot of "
                  "output)");
@@ -349,6 +350,7 @@ void DecodableNnetSimple::DoNnetComputation(
   NnetComputeOptions compute_opts = opts_.compute_config;
   if (opts_.debug_computation) compute_opts.debug = true;
   NnetComputer computer(compute_opts, *computation, nnet_, nullptr);
+  computer.UseCudaGraphs(computation);
   CuMatrix<BaseFloat> input(input_feats);
   computer.AcceptInput("input", &input);
   CuMatrix<BaseFloat> ivector_mat;

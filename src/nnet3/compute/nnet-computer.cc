@@ -23,7 +23,9 @@
 
 #include "base/log.h"
 #include "base/profile.h"
+#include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-compressed-matrix.h"
+#include "nnet3/compute/computation-graphs.h"
 
 namespace nnet3 {
 
@@ -31,6 +33,13 @@ void NnetComputeOptions::Register(OptionsItf *opts) {
   opts->Register("debug", &debug,
                  "If true, log every command of the computation as it runs "
                  "and check the matrices it writes for NaN and infinity");
+}
+
+void NnetComputeOptions::RegisterCudaGraphs(OptionsItf *opts) {
+  opts->Register("cuda-graphs", &cuda_graphs,
+                 "On a GPU, record each chunk shape's computation as CUDA "
+                 "graphs after its first run and replay them for later "
+                 "chunks (the same results with far fewer kernel launches)");
 }
 
 namespace {
@@ -85,6 +94,12 @@ NnetComputer::NnetComputer(const NnetComputeOptions &options,
 void NnetComputer::Init() {
   debug_ = options_.debug || GetVerboseLevel() >= 5;
   matrices_.resize(computation_.matrices.size());
+}
+
+void NnetComputer::EnsureIndexes() {
+  if (indexes_ready_) return;
+  indexes_ready_ = true;
+  if (graphs_ != nullptr) return;  // the entry's arrays
   indexes_.resize(computation_.indexes.size());
   for (size_t i = 0; i < computation_.indexes.size(); i++)
     indexes_[i].CopyFromVec(computation_.indexes[i]);
@@ -98,10 +113,143 @@ void NnetComputer::Init() {
   }
 }
 
+const CuArray<int32> &NnetComputer::IndexArray(int32 i) const {
+  return graphs_ != nullptr ? graphs_->Indexes()[i] : indexes_[i];
+}
+
+const CuArray<Int32Pair> &NnetComputer::IndexRangesArray(int32 i) const {
+  return graphs_ != nullptr ? graphs_->IndexesRanges()[i]
+                            : indexes_ranges_[i];
+}
+
 NnetComputer::~NnetComputer() {
   for (auto &entry : memos_)
     if (entry.second != nullptr)
       nnet_.GetComponent(entry.first)->DeleteMemo(entry.second);
+  if (graphs_ != nullptr) {
+    for (size_t m = 0; m < slot_of_.size(); m++)
+      if (slot_of_[m] >= 0) UnbindSlot(static_cast<int32>(m));
+    ComputationGraphs::Release(graphs_);
+  }
+}
+
+void NnetComputer::UseCudaGraphs(
+    const std::shared_ptr<const NnetComputation> &computation) {
+  NNET3_ASSERT(computation.get() == &computation_);
+  if (started_)
+    throw InternalError("UseCudaGraphs() after the computation started");
+  if (graphs_ != nullptr || !options_.cuda_graphs || debug_ ||
+      nnet_to_store_stats_ != nullptr ||
+      !(cu_backend::OnDevice() || ComputationGraphs::HostTesting()))
+    return;
+  graphs_ = ComputationGraphs::Acquire(computation, nnet_);
+}
+
+// ---- Graph replay -----------------------------------------------------------------
+
+void NnetComputer::BindSlot(int32 m) {
+  if (slot_of_[m] >= 0) return;
+  int32 slot = graphs_->FreeSlotFor(m);
+  if (slot < 0)
+    throw InternalError("graph replay: no free device matrix for m" +
+                        std::to_string(m));
+  matrices_[m].Resize(0, 0);
+  matrices_[m].Swap(&graphs_->Slot(slot));
+  slot_of_[m] = slot;
+}
+
+void NnetComputer::UnbindSlot(int32 m) {
+  int32 slot = slot_of_[m];
+  if (slot < 0) return;
+  matrices_[m].Swap(&graphs_->Slot(slot));
+  slot_of_[m] = -1;
+}
+
+void NnetComputer::RestoreBindings(const std::vector<int32> &bindings) {
+  for (size_t m = 0; m < slot_of_.size(); m++)
+    UnbindSlot(static_cast<int32>(m));
+  for (size_t m = 0; m < bindings.size(); m++) {
+    int32 slot = bindings[m];
+    if (slot < 0) continue;
+    matrices_[m].Swap(&graphs_->Slot(slot));
+    slot_of_[m] = slot;
+  }
+}
+
+void NnetComputer::RunCommandsOrdinarily(int32 end) {
+  while (program_counter_ < end) {
+    int32 command_index = program_counter_;
+    if (debug_) NNET3_LOG << CommandDescription(command_index);
+    ExecuteCommand();
+    if (debug_) CheckWrittenSubmatrices(command_index);
+  }
+}
+
+void NnetComputer::RunSegment(int32 segment_index) {
+  ComputationGraphs::Segment &seg = graphs_->GetSegment(segment_index);
+  NNET3_ASSERT(program_counter_ == seg.begin);
+  if (!slot_mode_) {
+    // The first run: judge whether the segment can be recorded.
+    long long before = cu_backend::HostWaits();
+    RunCommandsOrdinarily(seg.end);
+    seg.replayable = seg.device_work && cu_backend::HostWaits() == before;
+    seg.observed = true;
+    return;
+  }
+  if (!seg.observed || !seg.replayable) {
+    RunCommandsOrdinarily(seg.end);
+    return;
+  }
+  const auto &commands = computation_.commands;
+  if (!seg.graph.Empty()) {
+    // Replay: only the bindings and hand-overs run on the host.
+    std::optional<ProfileScope> profile;
+    if (ActiveProfiler() != nullptr) profile.emplace("CUDA graph replay");
+    for (; program_counter_ < seg.end; program_counter_++) {
+      const NnetComputation::Command &c = commands[program_counter_];
+      switch (c.command_type) {
+        case kAllocMatrix: case kDeallocMatrix: case kSwapMatrix:
+        case kProvideOutput:
+          ExecuteCommandInternal(c);
+          break;
+        default:
+          break;
+      }
+    }
+    seg.graph.Launch();
+    graphs_->CountReplayed();
+    return;
+  }
+  // Record. Nothing recorded runs before Launch(); if the recording is
+  // refused, the bindings go back to where they were and the segment runs
+  // ordinarily.
+  std::vector<int32> bindings = slot_of_;
+  std::map<int32, int32> provided = provided_;
+  std::string why;
+  bool recorded = false;
+  if (seg.graph.BeginCapture(&why)) {
+    try {
+      while (program_counter_ < seg.end) ExecuteCommand();
+      recorded = seg.graph.EndCapture(&why);
+    } catch (const std::exception &e) {
+      why = e.what();
+      seg.graph.Clear();
+    }
+  }
+  if (!recorded) {
+    NNET3_VLOG(2) << "Commands c" << seg.begin << " to c" << seg.end - 1
+                  << " cannot be replayed as a CUDA graph (" << why
+                  << "); they run ordinarily";
+    seg.replayable = false;
+    graphs_->CountRefused();
+    RestoreBindings(bindings);
+    provided_ = provided;
+    program_counter_ = seg.begin;
+    RunCommandsOrdinarily(seg.end);
+    return;
+  }
+  graphs_->CountRecorded();
+  seg.graph.Launch();
 }
 
 // ---- Input and output ------------------------------------------------------------
@@ -212,7 +360,14 @@ void NnetComputer::GetOutputDestructive(const std::string &output_name,
   int32 node = nnet_.GetNodeIndex(output_name);
   auto it = provided_.find(node);
   output->Resize(0, 0);
-  matrices_[it->second].Swap(output);
+  if (slot_of_.empty() || slot_of_[it->second] < 0) {
+    matrices_[it->second].Swap(output);
+  } else {
+    // The matrix is a slot that replays write to: hand out a copy.
+    const CuMatrix<BaseFloat> &m = matrices_[it->second];
+    output->Resize(m.NumRows(), m.NumCols(), kUndefined);
+    output->CopyFromMat(m);
+  }
   provided_.erase(it);
 }
 
@@ -236,8 +391,30 @@ void NnetComputer::Run() {
   // stop to wait for more inputs (derivatives, or the next segment of a
   // looped computation).
   bool provided_output = false;
+  if (!started_) {
+    started_ = true;
+    if (graphs_ != nullptr) {
+      slot_mode_ = graphs_->Observed();
+      if (slot_mode_) {
+        slot_of_.assign(matrices_.size(), -1);
+        graphs_->AllocateSlots();
+      }
+    }
+  }
+  EnsureIndexes();
   while (program_counter_ < num_commands) {
     const NnetComputation::Command &c = commands[program_counter_];
+    if (graphs_ != nullptr) {
+      int32 s = graphs_->SegmentStartingAt(program_counter_);
+      if (s >= 0) {
+        const ComputationGraphs::Segment &seg = graphs_->GetSegment(s);
+        for (int32 i = seg.begin; i < seg.end; i++)
+          if (commands[i].command_type == kProvideOutput)
+            provided_output = true;
+        RunSegment(s);
+        continue;
+      }
+    }
     if (c.command_type == kAcceptInput) {
       int32 node = c.arg2;
       NNET3_ASSERT(node >= 0 && node < nnet_.NumNodes());
@@ -265,6 +442,7 @@ void NnetComputer::Run() {
     ExecuteCommand();
     if (debug_) CheckWrittenSubmatrices(command_index);
   }
+  if (graphs_ != nullptr && !slot_mode_) graphs_->SetObserved();
 }
 
 void NnetComputer::ExecuteAcceptInput(const NnetComputation::Command &c,
@@ -273,7 +451,11 @@ void NnetComputer::ExecuteAcceptInput(const NnetComputation::Command &c,
   CheckInputSize(node, c.arg1, *supplied);
   int32 m = computation_.submatrices[c.arg1].matrix_index;
   const NnetComputation::MatrixInfo &info = computation_.matrices[m];
-  if (info.stride_type == kStrideEqualNumCols &&
+  if (slot_mode_) {
+    // Replays read the input from the slot they were recorded with.
+    BindSlot(m);
+    matrices_[m].CopyFromMat(*supplied);
+  } else if (info.stride_type == kStrideEqualNumCols &&
       supplied->Stride() != supplied->NumCols()) {
     matrices_[m].Resize(info.num_rows, info.num_cols, kUndefined,
                         kStrideEqualNumCols);
@@ -452,17 +634,30 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
       const NnetComputation::MatrixInfo &info = computation_.matrices[m];
       // Undefined contents, as in Kaldi: computations zero what they need
       // with kSetConst.
-      matrices_[m].Resize(info.num_rows, info.num_cols, kUndefined,
-                          info.stride_type);
+      if (slot_mode_) {
+        UnbindSlot(m);
+        BindSlot(m);
+      } else {
+        matrices_[m].Resize(info.num_rows, info.num_cols, kUndefined,
+                            info.stride_type);
+      }
       break;
     }
-    case kDeallocMatrix:
-      matrices_[computation_.submatrices[c.arg1].matrix_index].Resize(0, 0);
+    case kDeallocMatrix: {
+      int32 m = computation_.submatrices[c.arg1].matrix_index;
+      if (slot_mode_ && slot_of_[m] >= 0)
+        UnbindSlot(m);
+      else
+        matrices_[m].Resize(0, 0);
       break;
-    case kSwapMatrix:
-      matrices_[computation_.submatrices[c.arg1].matrix_index].Swap(
-          &matrices_[computation_.submatrices[c.arg2].matrix_index]);
+    }
+    case kSwapMatrix: {
+      int32 a = computation_.submatrices[c.arg1].matrix_index,
+            b = computation_.submatrices[c.arg2].matrix_index;
+      matrices_[a].Swap(&matrices_[b]);
+      if (slot_mode_) std::swap(slot_of_[a], slot_of_[b]);
       break;
+    }
     case kSetConst: {
       CuSubMatrix<BaseFloat> s(GetSubMatrix(c.arg1));
       if (c.alpha == 0.0)
@@ -554,10 +749,10 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
           NNET3_ERR << "indexes[" << c.arg3 << "] has row " << i
                     << " for a source with " << src.NumRows() << " rows";
       if (c.command_type == kAddRows) {
-        dest.AddRows(c.alpha, src, indexes_[c.arg3]);
+        dest.AddRows(c.alpha, src, IndexArray(c.arg3));
       } else {
         // Rows with index -1 become zero; the others alpha * the source row.
-        dest.CopyRows(src, indexes_[c.arg3]);
+        dest.CopyRows(src, IndexArray(c.arg3));
         if (c.alpha != 1.0) dest.Scale(c.alpha);
       }
       break;
@@ -619,10 +814,10 @@ void NnetComputer::ExecuteCommandInternal(const NnetComputation::Command &c) {
                     << p.first << ", " << p.second << ") for a source with "
                     << src.NumRows() << " rows";
       if (c.alpha == 1.0) {
-        dest.AddRowRanges(src, indexes_ranges_[c.arg3]);
+        dest.AddRowRanges(src, IndexRangesArray(c.arg3));
       } else {
         CuMatrix<BaseFloat> sums(dest.NumRows(), dest.NumCols());
-        sums.AddRowRanges(src, indexes_ranges_[c.arg3]);
+        sums.AddRowRanges(src, IndexRangesArray(c.arg3));
         dest.AddMat(c.alpha, sums);
       }
       break;

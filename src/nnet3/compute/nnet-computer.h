@@ -57,12 +57,19 @@ struct NnetComputeOptions {
   // Log every command and check each written submatrix for NaN/inf (also
   // on with --verbose=5 or more).
   bool debug = false;
+  // Replay forward-only computations on a GPU as CUDA graphs (used where
+  // the caller enables it with NnetComputer::UseCudaGraphs; see
+  // computation-graphs.h).
+  bool cuda_graphs = true;
   void Register(OptionsItf *opts);
+  // Registers --cuda-graphs (for the tools that replay).
+  void RegisterCudaGraphs(OptionsItf *opts);
 };
 
 // The storage of one matrix between kCompressMatrix and kDecompressMatrix
 // (defined in nnet-computer.cc).
 class CuCompressedMatrix;
+class ComputationGraphs;
 
 class NnetComputer {
  public:
@@ -91,6 +98,14 @@ class NnetComputer {
   // AcceptInput() for an output node (errors if it is not one).
   void AcceptOutputDeriv(const std::string &output_name,
                          CuMatrix<BaseFloat> *deriv);
+
+  // Lets this computer replay its computation as CUDA graphs when it
+  // computes on a GPU and options.cuda_graphs is set (otherwise nothing
+  // changes). 'computation' must be the computation this computer was made
+  // with; call before the first Run(). The results are those of ordinary
+  // runs; outputs are copied out of the replayed memory by
+  // GetOutputDestructive().
+  void UseCudaGraphs(const std::shared_ptr<const NnetComputation> &computation);
 
   void Run();
 
@@ -148,6 +163,21 @@ class NnetComputer {
   // The profiler category of a command: "<ComponentType> propagate" or
   // "... backprop" for component commands, else the command type.
   std::string ProfileCategory(const NnetComputation::Command &c) const;
+  // Uploads the index arrays (or takes the graph entry's) before the first
+  // command that needs them.
+  void EnsureIndexes();
+  const CuArray<int32> &IndexArray(int32 i) const;
+  const CuArray<Int32Pair> &IndexRangesArray(int32 i) const;
+  // Runs the segment of graphs_ that starts at the program counter: records
+  // it, replays it, or runs it ordinarily (see computation-graphs.h).
+  void RunSegment(int32 segment_index);
+  void RunCommandsOrdinarily(int32 end);
+  // With slots: binds matrix m to a free slot (if not bound) / gives its
+  // slot back.
+  void BindSlot(int32 m);
+  void UnbindSlot(int32 m);
+  // Gives every bound slot back, then binds the slots of 'bindings'.
+  void RestoreBindings(const std::vector<int32> &bindings);
 
   NnetComputeOptions options_;
   const NnetComputation &computation_;
@@ -171,6 +201,14 @@ class NnetComputer {
   std::map<int32, CuMatrix<BaseFloat> > supplied_;
   // node -> matrix index made available by kProvideOutput.
   std::map<int32, int32> provided_;
+  bool indexes_ready_ = false;
+  // Graph replay: the entry (null when not replaying), whether this run
+  // uses its slots for the matrices, and per matrix the slot bound to it
+  // (-1: none).
+  std::shared_ptr<ComputationGraphs> graphs_;
+  bool slot_mode_ = false;
+  bool started_ = false;
+  std::vector<int32> slot_of_;
 };
 
 }  // namespace nnet3
