@@ -27,26 +27,14 @@
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "cudamatrix/cu-matrix.h"
+#include "cudamatrix/gpu-backend-test-util.h"
 #include "matrix/sparse.h"
 
 namespace nnet3 {
 namespace {
 
 // "" once a GPU computes for this process, else why it cannot.
-const std::string &NoGpuReason() {
-  static const std::string reason = [] {
-    try {
-      SelectGpuForTool("optional");
-    } catch (const std::exception &e) {
-      return std::string(e.what());
-    }
-    if (!CuDevice::Instantiate().Enabled())
-      return "no usable GPU: " + CuDevice::Instantiate().FallbackReason();
-    cu_backend::SetOnDevice(false);  // each test chooses its place
-    return std::string();
-  }();
-  return reason;
-}
+const std::string &NoGpuReason() { return test::GpuBackendUnavailable(); }
 
 struct Shape {
   int32 rows, cols;

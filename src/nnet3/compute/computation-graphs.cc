@@ -91,6 +91,22 @@ class GraphRegistry {
   }
 };
 
+void UploadComputationIndexes(const NnetComputation &computation,
+                              std::vector<CuArray<int32> > *indexes,
+                              std::vector<CuArray<Int32Pair> > *ranges) {
+  indexes->resize(computation.indexes.size());
+  for (size_t i = 0; i < computation.indexes.size(); i++)
+    (*indexes)[i].CopyFromVec(computation.indexes[i]);
+  ranges->resize(computation.indexes_ranges.size());
+  for (size_t i = 0; i < computation.indexes_ranges.size(); i++) {
+    const auto &r = computation.indexes_ranges[i];
+    std::vector<Int32Pair> pairs(r.size());
+    for (size_t j = 0; j < r.size(); j++)
+      pairs[j] = Int32Pair{r[j].first, r[j].second};
+    (*ranges)[i].CopyFromVec(pairs);
+  }
+}
+
 bool ComputationGraphs::ComputationIsReplayable(
     const NnetComputation &computation, std::string *why) {
   for (const auto &c : computation.commands) {
@@ -218,17 +234,7 @@ ComputationGraphs::ComputationGraphs(const NnetComputation &computation)
   }
   slots_.resize(computation.matrices.size());
   slot_made_.assign(computation.matrices.size(), false);
-  indexes_.resize(computation.indexes.size());
-  for (size_t i = 0; i < computation.indexes.size(); i++)
-    indexes_[i].CopyFromVec(computation.indexes[i]);
-  indexes_ranges_.resize(computation.indexes_ranges.size());
-  for (size_t i = 0; i < computation.indexes_ranges.size(); i++) {
-    const auto &ranges = computation.indexes_ranges[i];
-    std::vector<Int32Pair> pairs(ranges.size());
-    for (size_t j = 0; j < ranges.size(); j++)
-      pairs[j] = Int32Pair{ranges[j].first, ranges[j].second};
-    indexes_ranges_[i].CopyFromVec(pairs);
-  }
+  UploadComputationIndexes(computation, &indexes_, &indexes_ranges_);
 }
 
 CuMatrix<BaseFloat> &ComputationGraphs::Slot(int32 m) {

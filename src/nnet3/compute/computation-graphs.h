@@ -50,6 +50,12 @@ struct GraphReplayStats {
   long long refused = 0;    // recordings the runtime refused
 };
 
+// The computation's index arrays (indexes, indexes_ranges) as arrays of the
+// computing backend.
+void UploadComputationIndexes(const NnetComputation &computation,
+                              std::vector<CuArray<int32> > *indexes,
+                              std::vector<CuArray<Int32Pair> > *ranges);
+
 class ComputationGraphs {
  public:
   struct Segment {

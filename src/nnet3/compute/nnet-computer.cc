@@ -100,17 +100,7 @@ void NnetComputer::EnsureIndexes() {
   if (indexes_ready_) return;
   indexes_ready_ = true;
   if (graphs_ != nullptr) return;  // the entry's arrays
-  indexes_.resize(computation_.indexes.size());
-  for (size_t i = 0; i < computation_.indexes.size(); i++)
-    indexes_[i].CopyFromVec(computation_.indexes[i]);
-  indexes_ranges_.resize(computation_.indexes_ranges.size());
-  for (size_t i = 0; i < computation_.indexes_ranges.size(); i++) {
-    const auto &ranges = computation_.indexes_ranges[i];
-    std::vector<Int32Pair> pairs(ranges.size());
-    for (size_t j = 0; j < ranges.size(); j++)
-      pairs[j] = Int32Pair{ranges[j].first, ranges[j].second};
-    indexes_ranges_[i].CopyFromVec(pairs);
-  }
+  UploadComputationIndexes(computation_, &indexes_, &indexes_ranges_);
 }
 
 const CuArray<int32> &NnetComputer::IndexArray(int32 i) const {

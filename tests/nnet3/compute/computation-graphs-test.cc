@@ -15,6 +15,7 @@
 #include "nnet3/compute/batch-compute.h"
 #include "nnet3/compute/computation-graphs.h"
 #include "nnet3/compute/decodable-simple.h"
+#include "nnet3/compute/graph-test-util.h"
 #include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
@@ -74,18 +75,6 @@ std::vector<Matrix<BaseFloat> > Infer(const Nnet &nnet, bool graphs,
   return outs;
 }
 
-void ExpectIdentical(const std::vector<Matrix<BaseFloat> > &a,
-                     const std::vector<Matrix<BaseFloat> > &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t u = 0; u < a.size(); u++) {
-    ASSERT_EQ(a[u].NumRows(), b[u].NumRows());
-    ASSERT_EQ(a[u].NumCols(), b[u].NumCols());
-    for (int32 r = 0; r < a[u].NumRows(); r++)
-      for (int32 c = 0; c < a[u].NumCols(); c++)
-        ASSERT_EQ(a[u](r, c), b[u](r, c)) << "utterance " << u << " row " << r;
-  }
-}
-
 TEST(ComputationGraphs, RefusedRecordingsFallBackToTheSameOutputs) {
   RandomSource rs(5);
   std::vector<Matrix<BaseFloat> > utts;
@@ -104,11 +93,11 @@ TEST(ComputationGraphs, RefusedRecordingsFallBackToTheSameOutputs) {
     EXPECT_GT(after.refused, before.refused);
     EXPECT_EQ(after.recorded, before.recorded);
     EXPECT_EQ(after.replayed, before.replayed);
-    ExpectIdentical(slots, plain);
+    test::ExpectIdentical(slots, plain);
     // Entries live on with their computations; a new compiler's
     // computations get new entries and are refused again.
     std::vector<Matrix<BaseFloat> > slots2 = Infer(nnet, true, utts, ivector);
-    ExpectIdentical(slots2, plain);
+    test::ExpectIdentical(slots2, plain);
   }
 }
 
@@ -158,7 +147,7 @@ TEST(ComputationGraphs, BatchComputerOutputsUnchanged) {
   GraphReplayStats before = ComputationGraphs::Stats();
   std::vector<Matrix<BaseFloat> > slots = run(true);
   EXPECT_GT(ComputationGraphs::Stats().refused, before.refused);
-  ExpectIdentical(slots, plain);
+  test::ExpectIdentical(slots, plain);
 }
 
 }  // namespace

@@ -17,33 +17,20 @@
 #include <vector>
 
 #include "cudamatrix/cu-backend.h"
-#include "cudamatrix/cu-device.h"
+#include "cudamatrix/gpu-backend-test-util.h"
 #include "nnet3/compute/computation-graphs.h"
 #include "nnet3/compute/decodable-simple.h"
+#include "nnet3/compute/graph-test-util.h"
 #include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
 namespace {
 
-const std::string &NoGpuReason() {
-  static const std::string reason = [] {
-    try {
-      SelectGpuForTool("optional");
-    } catch (const std::exception &e) {
-      return std::string(e.what());
-    }
-    if (!CuDevice::Instantiate().Enabled())
-      return "no usable GPU: " + CuDevice::Instantiate().FallbackReason();
-    cu_backend::SetOnDevice(false);  // each test chooses its place
-    return std::string();
-  }();
-  return reason;
-}
-
 class CudaGraphTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!NoGpuReason().empty()) GTEST_SKIP() << NoGpuReason();
+    const std::string &why = test::GpuBackendUnavailable();
+    if (!why.empty()) GTEST_SKIP() << why;
     ComputationGraphs::Clear();
   }
 };
@@ -106,20 +93,6 @@ std::vector<Matrix<BaseFloat> > Infer(
   return outs;
 }
 
-void ExpectIdentical(const std::vector<Matrix<BaseFloat> > &a,
-                     const std::vector<Matrix<BaseFloat> > &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t u = 0; u < a.size(); u++) {
-    ASSERT_EQ(a[u].NumRows(), b[u].NumRows()) << "utterance " << u;
-    ASSERT_EQ(a[u].NumCols(), b[u].NumCols()) << "utterance " << u;
-    int32 differ = 0;
-    for (int32 r = 0; r < a[u].NumRows(); r++)
-      for (int32 c = 0; c < a[u].NumCols(); c++)
-        if (a[u](r, c) != b[u](r, c)) differ++;
-    EXPECT_EQ(differ, 0) << "utterance " << u;
-  }
-}
-
 TEST_F(CudaGraphTest, ReplayedChunksEqualOrdinaryRuns) {
   std::vector<Matrix<BaseFloat> > utts = Utterances();
   std::vector<Matrix<BaseFloat> > cpu_out;
@@ -155,8 +128,8 @@ TEST_F(CudaGraphTest, ReplayedChunksEqualOrdinaryRuns) {
   // Every chunk after the first of its shape replays.
   EXPECT_GT(s2.replayed - s1.replayed, 2 * (s2.recorded - s1.recorded));
   EXPECT_EQ(s2.refused, s1.refused);
-  ExpectIdentical(replayed, plain);
-  ExpectIdentical(again, plain);
+  test::ExpectIdentical(replayed, plain);
+  test::ExpectIdentical(again, plain);
   ASSERT_EQ(replayed.size(), cpu_out.size());
   for (size_t u = 0; u < cpu_out.size(); u++) {
     ASSERT_EQ(replayed[u].NumRows(), cpu_out[u].NumRows());
@@ -191,7 +164,7 @@ TEST_F(CudaGraphTest, GraphsFollowTheirComputations) {
     GraphReplayStats after = ComputationGraphs::Stats();
     EXPECT_GT(after.recorded, before.recorded) << "round " << round;
     EXPECT_GT(after.replayed, before.replayed) << "round " << round;
-    ExpectIdentical(outs, plain);
+    test::ExpectIdentical(outs, plain);
   }
 }
 
