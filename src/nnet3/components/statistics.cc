@@ -125,6 +125,9 @@ void StatisticsExtractionComponentPrecomputedIndexes::Read(std::istream &is,
   ExpectOneOrTwoTokens(is, binary,
                        "<StatisticsExtractionComponentPrecomputedIndexes>",
                        "<ForwardIndexes>");
+  forward_cu.Clear();
+  counts_cu.Clear();
+  backward_cu.Clear();
   ReadPairs(is, binary, &forward_indexes);
   ExpectToken(is, binary, "<Counts>");
   counts.Read(is, binary);
@@ -160,6 +163,8 @@ void StatisticsPoolingComponentPrecomputedIndexes::Read(std::istream &is,
   ExpectOneOrTwoTokens(is, binary,
                        "<StatisticsPoolingComponentPrecomputedIndexes>",
                        "<ForwardIndexes>");
+  forward_cu.Clear();
+  backward_cu.Clear();
   ReadPairs(is, binary, &forward_indexes);
   ExpectToken(is, binary, "<BackwardIndexes>");
   ReadPairs(is, binary, &backward_indexes);
@@ -305,8 +310,11 @@ void *StatisticsExtractionComponent::Propagate(
                indexes->counts.Dim() == rows && in.NumCols() == d &&
                out->NumCols() == OutputDim());
   // kPropagateAdds: the count column and the sums are added to *out.
-  out->ColRange(0, 1).AddVecToCols(1.0, CuVector<BaseFloat>(indexes->counts));
-  const CuArray<Int32Pair> ranges(indexes->forward_indexes);
+  const bool dev = out->OnDevice();
+  out->ColRange(0, 1).AddVecToCols(1.0,
+                                   indexes->counts_cu.Get(indexes->counts, dev));
+  const CuArray<Int32Pair> &ranges =
+      indexes->forward_cu.Get(indexes->forward_indexes, dev);
   CuSubMatrix<BaseFloat> sums(*out, 0, rows, 1, d);
   sums.AddRowRanges(in, ranges);
   if (include_variance_) {
@@ -335,7 +343,8 @@ void StatisticsExtractionComponent::Backprop(
   // The count does not depend on the input; the sum's derivative is copied
   // back to each frame; the sum of squares contributes 2 x.
   in_deriv->SetZero();
-  const CuArray<int32> owner_cu(owner);
+  const CuArray<int32> &owner_cu =
+      indexes->backward_cu.Get(owner, in_deriv->OnDevice());
   CuSubMatrix<BaseFloat> sum_deriv(out_deriv, 0, out_deriv.NumRows(), 1, d);
   in_deriv->AddRows(1.0, sum_deriv, owner_cu);
   if (include_variance_) {
@@ -538,7 +547,8 @@ void *StatisticsPoolingComponent::Propagate(
                in.NumCols() == input_dim_ && out->NumCols() == OutputDim());
   out->SetZero();
   // Total count per window (a one-column view of 'counts').
-  const CuArray<Int32Pair> ranges(indexes->forward_indexes);
+  const CuArray<Int32Pair> &ranges =
+      indexes->forward_cu.Get(indexes->forward_indexes, out->OnDevice());
   CuVector<BaseFloat> counts(rows);
   CuSubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
   counts_col.AddRowRanges(in.ColRange(0, 1), ranges);
@@ -601,16 +611,19 @@ void StatisticsPoolingComponent::Backprop(
     counts.ApplyExp();
   } else {
     CuSubMatrix<BaseFloat> counts_col(counts.Data(), rows, 1, 1);
-    counts_col.AddRowRanges(in_value.ColRange(0, 1),
-                            CuArray<Int32Pair>(indexes->forward_indexes));
+    counts_col.AddRowRanges(
+        in_value.ColRange(0, 1),
+        indexes->forward_cu.Get(indexes->forward_indexes, in_deriv->OnDevice()));
   }
   DivideRows(counts, &deriv);
   // Each input row gets the sum over the windows it is in; the count column
   // is treated as constant (no derivative).
   CuSubMatrix<BaseFloat> stats_deriv(*in_deriv, 0, in_deriv->NumRows(), 1,
                                      num_stats);
-  stats_deriv.AddRowRanges(deriv.ColRange(nlc, num_stats),
-                           CuArray<Int32Pair>(indexes->backward_indexes));
+  stats_deriv.AddRowRanges(
+      deriv.ColRange(nlc, num_stats),
+      indexes->backward_cu.Get(indexes->backward_indexes,
+                               in_deriv->OnDevice()));
 }
 
 Component *StatisticsPoolingComponent::Copy() const {

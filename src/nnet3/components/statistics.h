@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cudamatrix/cu-copy-cache.h"
 #include "nnet3/components/component.h"
 
 namespace nnet3 {
@@ -38,6 +39,10 @@ class StatisticsExtractionComponentPrecomputedIndexes
   // Per input row: the output row it belongs to (empty when the step was
   // compiled without backprop).
   std::vector<int32> backward_indexes;
+  // The three above as Cu objects, made on first use.
+  CuCopyCache<CuArray<Int32Pair> > forward_cu;
+  CuCopyCache<CuVector<BaseFloat> > counts_cu;
+  CuCopyCache<CuArray<int32> > backward_cu;
 
   ComponentPrecomputedIndexes *Copy() const override;
   void Write(std::ostream &os, bool binary) const override;
@@ -57,6 +62,8 @@ class StatisticsPoolingComponentPrecomputedIndexes
   // it (contiguous because rows are sorted by (n, x, t)); empty when the
   // step was compiled without backprop.
   std::vector<Int32Pair> backward_indexes;
+  // The two above as Cu arrays, made on first use.
+  CuCopyCache<CuArray<Int32Pair> > forward_cu, backward_cu;
 
   ComponentPrecomputedIndexes *Copy() const override;
   void Write(std::ostream &os, bool binary) const override;

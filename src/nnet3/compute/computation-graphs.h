@@ -17,9 +17,10 @@
 //  - only computations with no backprop, no compression and no loop
 //    (kGotoLabel) are replayed, and only with no statistics being stored:
 //    replaying then repeats exactly the device work of an ordinary run;
-//  - a segment is recorded only if, in the ordinary first run, it did device
-//    work and never made the host wait (no copy to or from the host, no
-//    value read back; GpuRuntime::HostWaits); a recording that is refused
+//  - a segment is recorded only if, in an ordinary run watched for it (the
+//    first, and up to kMaxObservations while they find host waits), it did
+//    device work and never made the host wait (no copy to or from the host,
+//    no value read back; GpuRuntime::HostWaits); a recording that is refused
 //    anyway marks the segment as not replayable and the commands run
 //    ordinarily, so a refusal costs speed, never a result;
 //  - slot bindings are a deterministic function of the commands run, and
@@ -61,10 +62,14 @@ class ComputationGraphs {
   struct Segment {
     int32 begin = 0, end = 0;   // commands [begin, end)
     bool device_work = false;   // has commands that queue device work
-    bool observed = false;      // ran once ordinarily
-    bool replayable = false;    // observed without host waits
+    int32 observations = 0;     // ordinary runs watched for host waits
+    bool replayable = false;    // the last watched run had none
     CuGraph graph;
   };
+  // A segment whose watched runs made the host wait is watched again up to
+  // this many runs in all (a component may upload something once, on its
+  // first run), then left ordinary.
+  static const int32 kMaxObservations = 3;
 
   // True for a computation whose runs can be replayed (see the invariants);
   // 'why' receives the reason when not.

@@ -178,15 +178,20 @@ void NnetComputer::RunCommandsOrdinarily(int32 end) {
 void NnetComputer::RunSegment(int32 segment_index) {
   ComputationGraphs::Segment &seg = graphs_->GetSegment(segment_index);
   NNET3_ASSERT(program_counter_ == seg.begin);
-  if (!slot_mode_) {
-    // The first run: judge whether the segment can be recorded.
-    long long before = cu_backend::HostWaits();
-    RunCommandsOrdinarily(seg.end);
-    seg.replayable = seg.device_work && cu_backend::HostWaits() == before;
-    seg.observed = true;
+  if (!seg.replayable) {
+    if (seg.device_work &&
+        seg.observations < ComputationGraphs::kMaxObservations) {
+      // Watch whether the segment can be recorded.
+      long long before = cu_backend::HostWaits();
+      RunCommandsOrdinarily(seg.end);
+      seg.replayable = cu_backend::HostWaits() == before;
+      seg.observations++;
+    } else {
+      RunCommandsOrdinarily(seg.end);
+    }
     return;
   }
-  if (!seg.observed || !seg.replayable) {
+  if (!slot_mode_) {
     RunCommandsOrdinarily(seg.end);
     return;
   }
@@ -231,6 +236,7 @@ void NnetComputer::RunSegment(int32 segment_index) {
                   << " cannot be replayed as a CUDA graph (" << why
                   << "); they run ordinarily";
     seg.replayable = false;
+    seg.observations = ComputationGraphs::kMaxObservations;
     graphs_->CountRefused();
     RestoreBindings(bindings);
     provided_ = provided;

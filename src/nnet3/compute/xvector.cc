@@ -32,6 +32,10 @@ void XvectorExtractionOptions::Register(OptionsItf *opts) {
                  "computation, two compilations for all chunk lengths, with "
                  "the same results; otherwise each chunk length is compiled "
                  "on its own.");
+  opts->Register("cuda-graphs", &cuda_graphs,
+                 "(Not in Kaldi.) On a GPU, replay the fixed-size block and "
+                 "segment computations of --reuse-compilation as CUDA graphs "
+                 "(the same results with far fewer kernel launches)");
 }
 
 void XvectorExtractionOptions::Check() const {
@@ -463,8 +467,11 @@ void XvectorPlan::Compute(const MatrixBase<BaseFloat> &feats,
     CuMatrix<BaseFloat> input(
         SubMatrix<BaseFloat>(feats, start - left_context_, span, 0,
                              feats.NumCols()));
-    NnetComputer computer(NnetComputeOptions(), *frame_computation_,
-                          frame_nnet_, nullptr);
+    NnetComputeOptions compute_opts;
+    compute_opts.cuda_graphs = cuda_graphs_;
+    NnetComputer computer(compute_opts, *frame_computation_, frame_nnet_,
+                          nullptr);
+    computer.UseCudaGraphs(frame_computation_);
     computer.AcceptInput("input", &input);
     computer.Run();
     const CuMatrixBase<BaseFloat> &cu_rows = computer.GetOutput("output");
@@ -483,8 +490,11 @@ void XvectorPlan::Compute(const MatrixBase<BaseFloat> &feats,
   for (int32 d = 0; d < stats_dim_; d++)
     host_stats(0, d) = static_cast<BaseFloat>(total[d]);
   CuMatrix<BaseFloat> stats(host_stats);
-  NnetComputer computer(NnetComputeOptions(), *segment_computation_,
-                        segment_nnet_, nullptr);
+  NnetComputeOptions compute_opts;
+  compute_opts.cuda_graphs = cuda_graphs_;
+  NnetComputer computer(compute_opts, *segment_computation_, segment_nnet_,
+                        nullptr);
+  computer.UseCudaGraphs(segment_computation_);
   computer.AcceptInput("xvector-stats", &stats);
   computer.Run();
   CuMatrix<BaseFloat> out;
@@ -515,6 +525,7 @@ XvectorComputer::XvectorComputer(
   if (opts_.reuse_compilation)
     plan_.reset(new XvectorPlan(nnet, opts_.block_size, opt_config,
                                 compiler_config));
+  if (plan_) plan_->SetCudaGraphs(opts_.cuda_graphs);
 }
 
 void XvectorComputer::ComputeChunk(const MatrixBase<BaseFloat> &feats,

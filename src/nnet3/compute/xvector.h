@@ -47,8 +47,11 @@ struct XvectorExtractionOptions {
   bool reuse_compilation = true;
   // Rows of E per frame-network block (not a command-line option).
   int32 block_size = 256;
-  // Registers --chunk-size, --min-chunk-size, --pad-input and
-  // --reuse-compilation.
+  // Ours: on a GPU, replay the plan's two computations as CUDA graphs
+  // (nnet3/compute/computation-graphs.h).
+  bool cuda_graphs = true;
+  // Registers --chunk-size, --min-chunk-size, --pad-input,
+  // --reuse-compilation and --cuda-graphs.
   void Register(OptionsItf *opts);
   // Errors (UserError naming the option) on values that make no sense:
   // chunk-size 0 or below -1, negative min-chunk-size, block-size < 1.
@@ -115,6 +118,10 @@ class XvectorPlan {
   void Compute(const MatrixBase<BaseFloat> &feats,
                Vector<BaseFloat> *xvector);
 
+  // Whether Compute() replays its computations as CUDA graphs on a GPU
+  // (default true).
+  void SetCudaGraphs(bool on) { cuda_graphs_ = on; }
+
   int32 BlockSize() const { return block_size_; }
   int32 LeftContext() const { return left_context_; }
   int32 RightContext() const { return right_context_; }
@@ -138,6 +145,7 @@ class XvectorPlan {
   NnetOptimizeOptions opt_config_;
   CachingOptimizingCompilerOptions compiler_config_;
   bool applies_ = false;
+  bool cuda_graphs_ = true;
   std::string why_not_;
   int32 extraction_node_ = -1, pooling_node_ = -1;
   int32 stats_dim_ = -1;

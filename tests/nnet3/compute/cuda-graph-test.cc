@@ -8,6 +8,8 @@
 //    computations are recorded afresh, never replayed from stale graphs
 //    (whose pointers named freed memory);
 //  - --cuda-graphs=false records nothing;
+//  - the x-vector plan's replayed block and segment computations give the
+//    x-vectors of ordinary runs;
 //  - an upload from a pinned host block is complete when it returns.
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@
 #include "cudamatrix/gpu-backend-test-util.h"
 #include "nnet3/compute/computation-graphs.h"
 #include "nnet3/compute/decodable-simple.h"
+#include "nnet3/compute/xvector.h"
 #include "nnet3/compute/graph-test-util.h"
 #include "nnet3/testing/random-nnet.h"
 
@@ -166,6 +169,67 @@ TEST_F(CudaGraphTest, GraphsFollowTheirComputations) {
     EXPECT_GT(after.replayed, before.replayed) << "round " << round;
     test::ExpectIdentical(outs, plain);
   }
+}
+
+// nnet3-xvector-compute's block-wise plan replays its two computations:
+// the x-vectors must equal those computed without replay, bit for bit.
+TEST_F(CudaGraphTest, XvectorPlanReplaysGiveTheSameXvectors) {
+  cu_backend::Scope device(true);
+  Nnet nnet = NnetFromConfigString(
+      "input-node name=input dim=5\n"
+      "component name=t1 type=AffineComponent input-dim=15 output-dim=8 "
+      "bias-stddev=0.5\n"
+      "component-node name=t1 component=t1 "
+      "input=Append(Offset(input, -1), input, Offset(input, 2))\n"
+      "component name=r1 type=RectifiedLinearComponent dim=8\n"
+      "component-node name=r1 component=r1 input=t1\n"
+      "component name=t2 type=AffineComponent input-dim=16 output-dim=6 "
+      "bias-stddev=0.5\n"
+      "component-node name=t2 component=t2 input=Append(Offset(r1, -2), r1)\n"
+      "component name=r2 type=RectifiedLinearComponent dim=6\n"
+      "component-node name=r2 component=r2 input=t2\n"
+      "component name=extract type=StatisticsExtractionComponent "
+      "input-dim=6 input-period=1 output-period=1 include-variance=true\n"
+      "component-node name=extract component=extract input=r2\n"
+      "component name=pool type=StatisticsPoolingComponent input-dim=13 "
+      "input-period=1 left-context=0 right-context=10000 "
+      "output-stddevs=true\n"
+      "component-node name=pool component=pool input=extract\n"
+      "component name=t3 type=AffineComponent input-dim=12 output-dim=7 "
+      "bias-stddev=0.5\n"
+      "component-node name=t3 component=t3 input=Round(pool, 1)\n"
+      "component name=r3 type=RectifiedLinearComponent dim=7\n"
+      "component-node name=r3 component=r3 input=t3\n"
+      "output-node name=output input=r3\n");
+  RandomSource rs(31);
+  std::vector<Matrix<BaseFloat> > utts;
+  for (int32 frames : {120, 200, 77, 300, 150})
+    utts.push_back(RandomGaussMatrix(frames, 5, &rs));
+  auto run = [&](bool graphs) {
+    XvectorExtractionOptions opts;
+    opts.block_size = 16;
+    opts.cuda_graphs = graphs;
+    CachingOptimizingCompiler compiler(nnet);
+    XvectorComputer computer(opts, nnet, &compiler);
+    EXPECT_NE(computer.Plan(), nullptr);
+    std::vector<Matrix<BaseFloat> > xvectors;
+    for (const Matrix<BaseFloat> &u : utts) {
+      Vector<BaseFloat> x;
+      std::string why;
+      EXPECT_TRUE(computer.ComputeUtterance(u, &x, &why)) << why;
+      Matrix<BaseFloat> row(1, x.Dim());
+      row.Row(0).CopyFromVec(x);
+      xvectors.push_back(row);
+    }
+    EXPECT_GT(computer.NumChunksThroughPlan(), 0);
+    return xvectors;
+  };
+  std::vector<Matrix<BaseFloat> > plain = run(false);
+  GraphReplayStats before = ComputationGraphs::Stats();
+  std::vector<Matrix<BaseFloat> > replayed = run(true);
+  GraphReplayStats after = ComputationGraphs::Stats();
+  EXPECT_GT(after.replayed, before.replayed);
+  test::ExpectIdentical(replayed, plain);
 }
 
 // Large host matrices are pinned while a GPU computes (matrix/host-memory.h
