@@ -162,6 +162,30 @@ TEST_F(AllocatorTest, ConcurrentUseKeepsTheBooksStraight) {
   EXPECT_GT(s.reuses, 0u);
 }
 
+TEST_F(AllocatorTest, BlocksFreedWhileHoldingAreNotReusedUntilReturned) {
+  CachingDeviceAllocator a(&rt_);
+  void *before = a.Malloc(1000);
+  a.BeginHold();
+  void *during = a.Malloc(1000);
+  a.Free(during);
+  a.Free(before);  // held too: a recording may have read it
+  void *next = a.Malloc(1000);
+  EXPECT_NE(next, during);
+  EXPECT_NE(next, before);
+  // Another thread's frees are not held.
+  std::thread other([&] { a.Free(next); });
+  other.join();
+  EXPECT_EQ(a.Stats().cached, 1024u);
+  std::vector<void *> held = a.EndHold();
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[0], during);
+  EXPECT_EQ(held[1], before);
+  EXPECT_EQ(a.Stats().in_use, 2048u);
+  for (void *p : held) a.Free(p);
+  EXPECT_EQ(a.Stats().in_use, 0u);
+  EXPECT_EQ(a.Stats().cached, 3072u);
+}
+
 TEST(FormatBytes, PicksAReadableUnit) {
   EXPECT_EQ(FormatBytes(512), "512 B");
   EXPECT_EQ(FormatBytes(1536), "1.5 KiB");

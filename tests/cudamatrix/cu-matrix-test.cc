@@ -4,6 +4,7 @@
 // (FindRowMaxId, AddToDiag, CopyFromGeneralMat, CuArray, CuSparseMatrix),
 // each against naive loops on host matrices; CuCompressedMatrix on the row
 // threads against the one-thread loop and the format's formula.
+#include "cudamatrix/cu-copy-cache.h"
 #include "cudamatrix/cu-matrix.h"
 
 #include <gtest/gtest.h>
@@ -221,6 +222,23 @@ TEST(CuCompressedMatrix, RowThreadsGiveTheSameValues) {
       }
     }
   }
+}
+
+// CuCopyCache: one copy per place, made once from the source, none shared
+// by a copied owner, remade after Clear().
+TEST(CuCopyCache, MakesOneCopyAndKeepsIt) {
+  std::vector<int32> src = {3, 1, 4, 1, 5};
+  CuCopyCache<CuArray<int32> > cache;
+  const CuArray<int32> &first = cache.Get(src, false);
+  EXPECT_EQ(first.Dim(), 5);
+  EXPECT_FALSE(first.OnDevice());
+  std::vector<int32> changed = {9};
+  EXPECT_EQ(&cache.Get(changed, false), &first);  // kept, not remade
+  EXPECT_EQ(cache.Get(changed, false).Dim(), 5);
+  CuCopyCache<CuArray<int32> > copy(cache);
+  EXPECT_EQ(copy.Get(changed, false).Dim(), 1);
+  cache.Clear();
+  EXPECT_EQ(cache.Get(changed, false).Dim(), 1);
 }
 
 }  // namespace

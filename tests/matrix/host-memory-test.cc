@@ -3,7 +3,8 @@
 // closest cached block for other sizes (mapped blocks), eviction of the
 // oldest cached blocks on a miss, small blocks
 // bypassing the cache, release, thread safety, and Matrix/Vector storage
-// (including RemoveRow/RemoveElement, which reallocate) going through it.
+// (including RemoveRow/RemoveElement, which reallocate) going through it,
+// and the mapping hooks a GPU backend pins blocks with.
 #include "matrix/host-memory.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "matrix/matrix.h"
@@ -225,6 +227,54 @@ TEST_F(HostMemoryTest, ALargerBlockServesARequestThatWastesAtMostAQuarter) {
   void *r = AllocateHostBlock(2 * k);
   EXPECT_EQ(GetHostBlockStats().reuses, reuses + 2);
   FreeHostBlock(r, 2 * k);
+}
+
+// The hooks see every mapping of a cacheable block and every unmapping,
+// reshapes as an unmapping of the old pages and a mapping of the new, and
+// nothing for small blocks or for blocks served from the cache.
+struct HookLog {
+  std::vector<std::pair<void *, size_t> > mapped, unmapped;
+};
+HookLog *g_hook_log = nullptr;
+void LogMapped(void *p, size_t n) { g_hook_log->mapped.emplace_back(p, n); }
+void LogUnmapping(void *p, size_t n) {
+  g_hook_log->unmapped.emplace_back(p, n);
+}
+
+TEST_F(HostMemoryTest, HooksSeeEveryMappingAndUnmapping) {
+  if (!HostBlocksReshape()) GTEST_SKIP() << "blocks come from malloc here";
+  HookLog log;
+  g_hook_log = &log;
+  HostBlockHooks hooks;
+  hooks.mapped = LogMapped;
+  hooks.unmapping = LogUnmapping;
+  SetHostBlockHooks(hooks);
+  const size_t mb = size_t(1) << 20;
+  void *small = AllocateHostBlock(1000);
+  FreeHostBlock(small, 1000);
+  EXPECT_TRUE(log.mapped.empty());
+  void *a = AllocateHostBlock(mb);
+  ASSERT_EQ(log.mapped.size(), 1u);
+  EXPECT_EQ(log.mapped[0], std::make_pair(a, mb));
+  FreeHostBlock(a, mb);
+  void *again = AllocateHostBlock(mb);  // from the cache: no hook
+  EXPECT_EQ(again, a);
+  EXPECT_EQ(log.mapped.size(), 1u);
+  FreeHostBlock(again, mb);
+  void *bigger = AllocateHostBlock(3 * mb);  // reshapes the cached block
+  ASSERT_EQ(log.unmapped.size(), 1u);
+  EXPECT_EQ(log.unmapped[0], std::make_pair(a, mb));
+  ASSERT_EQ(log.mapped.size(), 2u);
+  EXPECT_EQ(log.mapped[1], std::make_pair(bigger, 3 * mb));
+  FreeHostBlock(bigger, 3 * mb);
+  ReleaseCachedHostBlocks();
+  ASSERT_EQ(log.unmapped.size(), 2u);
+  EXPECT_EQ(log.unmapped[1], std::make_pair(bigger, 3 * mb));
+  SetHostBlockHooks(HostBlockHooks());
+  g_hook_log = nullptr;
+  void *quiet = AllocateHostBlock(mb);
+  FreeHostBlock(quiet, mb);
+  EXPECT_EQ(log.mapped.size(), 2u);
 }
 
 TEST_F(HostMemoryTest, SmallBlocksBypassTheCache) {
