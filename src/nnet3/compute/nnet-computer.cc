@@ -191,7 +191,10 @@ void NnetComputer::RunSegment(int32 segment_index) {
     }
     return;
   }
-  if (!slot_mode_) {
+  // A profiler may wait for the device at command boundaries, which a
+  // recording cannot contain: under one, segments not yet recorded run
+  // ordinarily.
+  if (!slot_mode_ || (seg.graph.Empty() && ActiveProfiler() != nullptr)) {
     RunCommandsOrdinarily(seg.end);
     return;
   }
