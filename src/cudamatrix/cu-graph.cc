@@ -39,12 +39,7 @@ void CuGraph::Launch() {
 void CuGraph::Clear() {
   if (capturing_) {
     std::string why;
-    std::vector<void *> held;
-    capturing_ = false;
-    void *discard = nullptr;
-    cu_backend::EndCapture(&discard, &held, &why);
-    cu_backend::DestroyGraph(discard);
-    held_.insert(held_.end(), held.begin(), held.end());
+    EndCapture(&why);  // the recording, if made, is dropped below
   }
   cu_backend::DestroyGraph(handle_);
   handle_ = nullptr;

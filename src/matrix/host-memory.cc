@@ -103,8 +103,8 @@ void *HeapAlloc(size_t bytes) {
 std::atomic<void (*)(void *, size_t)> g_mapped_hook{nullptr};
 std::atomic<void (*)(void *, size_t)> g_unmapping_hook{nullptr};
 
-[[maybe_unused]] void CallHook(const std::atomic<void (*)(void *, size_t)> &hook, void *p,
-              size_t size) {
+[[maybe_unused]] void CallHook(
+    const std::atomic<void (*)(void *, size_t)> &hook, void *p, size_t size) {
   void (*f)(void *, size_t) = hook.load(std::memory_order_acquire);
   if (f != nullptr) f(p, size);
 }

@@ -132,8 +132,6 @@ std::shared_ptr<ComputationGraphs> ComputationGraphs::Acquire(
     const Nnet &nnet) {
   if (computation == nullptr || !(cu_backend::OnDevice() || HostTesting()))
     return nullptr;
-  std::string why;
-  if (!ComputationIsReplayable(*computation, &why)) return nullptr;
   GraphRegistry &r = GraphRegistry::Get();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::weak_ptr<const NnetComputation> key(computation);
@@ -147,6 +145,8 @@ std::shared_ptr<ComputationGraphs> ComputationGraphs::Acquire(
       return k.entry;
     }
   }
+  std::string why;
+  if (!ComputationIsReplayable(*computation, &why)) return nullptr;
   r.Prune();
   auto entry = std::make_shared<ComputationGraphs>(*computation);
   entry->in_use_ = true;
@@ -225,9 +225,12 @@ ComputationGraphs::ComputationGraphs(const NnetComputation &computation)
         Segment &s = *segments_.back();
         s.begin = begin;
         s.end = c;
-        for (int32 i = begin; i < c; i++)
+        for (int32 i = begin; i < c; i++) {
           s.device_work = s.device_work ||
                           QueuesDeviceWork(commands[i].command_type);
+          s.provides_output = s.provides_output ||
+                              commands[i].command_type == kProvideOutput;
+        }
       }
       begin = c + 1;
     }

@@ -62,6 +62,7 @@ class ComputationGraphs {
   struct Segment {
     int32 begin = 0, end = 0;   // commands [begin, end)
     bool device_work = false;   // has commands that queue device work
+    bool provides_output = false;  // has a kProvideOutput
     int32 observations = 0;     // ordinary runs watched for host waits
     bool replayable = false;    // the last watched run had none
     CuGraph graph;

@@ -406,10 +406,8 @@ void NnetComputer::Run() {
     if (graphs_ != nullptr) {
       int32 s = graphs_->SegmentStartingAt(program_counter_);
       if (s >= 0) {
-        const ComputationGraphs::Segment &seg = graphs_->GetSegment(s);
-        for (int32 i = seg.begin; i < seg.end; i++)
-          if (commands[i].command_type == kProvideOutput)
-            provided_output = true;
+        provided_output =
+            provided_output || graphs_->GetSegment(s).provides_output;
         RunSegment(s);
         continue;
       }

@@ -58,21 +58,10 @@ Nnet TestNnet(bool with_ivector) {
 std::vector<Matrix<BaseFloat> > Infer(const Nnet &nnet, bool graphs,
                                       const std::vector<Matrix<BaseFloat> > &utts,
                                       const Vector<BaseFloat> *ivector) {
-  NnetSimpleComputationOptions opts;
-  opts.frames_per_chunk = 16;
-  opts.large_chunk_size = 0;
-  opts.extra_left_context = 2;
-  opts.compute_config.cuda_graphs = graphs;
-  CheckAndFixSimpleComputationOptions(nnet, &opts);
+  NnetSimpleComputationOptions opts = test::ChunkOptions(nnet, 16, 2, graphs);
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      opts.compiler_config);
-  std::vector<Matrix<BaseFloat> > outs(utts.size());
-  Vector<BaseFloat> priors;
-  for (size_t u = 0; u < utts.size(); u++) {
-    DecodableNnetSimple d(opts, nnet, priors, utts[u], &compiler, ivector);
-    d.ComputeOutput(&outs[u]);
-  }
-  return outs;
+  return test::InferUtterances(nnet, opts, utts, &compiler, ivector);
 }
 
 TEST(ComputationGraphs, RefusedRecordingsFallBackToTheSameOutputs) {

@@ -24,6 +24,7 @@
 #include "nnet3/compute/decodable-simple.h"
 #include "nnet3/compute/xvector.h"
 #include "nnet3/compute/graph-test-util.h"
+#include "nnet3/compute/xvector-test-config.h"
 #include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
@@ -73,29 +74,6 @@ std::vector<Matrix<BaseFloat> > Utterances() {
   return utts;
 }
 
-NnetSimpleComputationOptions ChunkOptions(const Nnet &nnet, bool graphs) {
-  NnetSimpleComputationOptions opts;
-  opts.frames_per_chunk = 32;
-  opts.large_chunk_size = 0;
-  opts.extra_left_context = 3;
-  opts.compute_config.cuda_graphs = graphs;
-  CheckAndFixSimpleComputationOptions(nnet, &opts);
-  return opts;
-}
-
-std::vector<Matrix<BaseFloat> > Infer(
-    const Nnet &nnet, const NnetSimpleComputationOptions &opts,
-    const std::vector<Matrix<BaseFloat> > &utts,
-    CachingOptimizingCompiler *compiler) {
-  std::vector<Matrix<BaseFloat> > outs(utts.size());
-  Vector<BaseFloat> priors;
-  for (size_t u = 0; u < utts.size(); u++) {
-    DecodableNnetSimple decodable(opts, nnet, priors, utts[u], compiler);
-    decodable.ComputeOutput(&outs[u]);
-  }
-  return outs;
-}
-
 TEST_F(CudaGraphTest, ReplayedChunksEqualOrdinaryRuns) {
   std::vector<Matrix<BaseFloat> > utts = Utterances();
   std::vector<Matrix<BaseFloat> > cpu_out;
@@ -103,10 +81,11 @@ TEST_F(CudaGraphTest, ReplayedChunksEqualOrdinaryRuns) {
   {
     cu_backend::Scope host(false);
     cpu_nnet = TdnnNnet();
-    NnetSimpleComputationOptions opts = ChunkOptions(cpu_nnet, true);
+    NnetSimpleComputationOptions opts =
+        test::ChunkOptions(cpu_nnet, 32, 3, true);
     CachingOptimizingCompiler compiler(cpu_nnet, opts.optimize_config,
                                        opts.compiler_config);
-    cpu_out = Infer(cpu_nnet, opts, utts, &compiler);
+    cpu_out = test::InferUtterances(cpu_nnet, opts, utts, &compiler);
   }
   cu_backend::Scope device(true);
   // The same parameters, read into device memory.
@@ -115,17 +94,20 @@ TEST_F(CudaGraphTest, ReplayedChunksEqualOrdinaryRuns) {
   std::istringstream read_back(written.str());
   Nnet nnet;
   nnet.Read(read_back, true);
-  NnetSimpleComputationOptions off = ChunkOptions(nnet, false),
-                               on = ChunkOptions(nnet, true);
+  NnetSimpleComputationOptions off = test::ChunkOptions(nnet, 32, 3, false),
+                               on = test::ChunkOptions(nnet, 32, 3, true);
   CachingOptimizingCompiler compiler(nnet, on.optimize_config,
                                      on.compiler_config);
   GraphReplayStats s0 = ComputationGraphs::Stats();
-  std::vector<Matrix<BaseFloat> > plain = Infer(nnet, off, utts, &compiler);
+  std::vector<Matrix<BaseFloat> > plain =
+      test::InferUtterances(nnet, off, utts, &compiler);
   GraphReplayStats s1 = ComputationGraphs::Stats();
   EXPECT_EQ(s1.recorded, s0.recorded);
   EXPECT_EQ(s1.replayed, s0.replayed);
-  std::vector<Matrix<BaseFloat> > replayed = Infer(nnet, on, utts, &compiler);
-  std::vector<Matrix<BaseFloat> > again = Infer(nnet, on, utts, &compiler);
+  std::vector<Matrix<BaseFloat> > replayed =
+      test::InferUtterances(nnet, on, utts, &compiler);
+  std::vector<Matrix<BaseFloat> > again =
+      test::InferUtterances(nnet, on, utts, &compiler);
   GraphReplayStats s2 = ComputationGraphs::Stats();
   EXPECT_GT(s2.recorded, s1.recorded);
   // Every chunk after the first of its shape replays.
@@ -149,13 +131,13 @@ TEST_F(CudaGraphTest, GraphsFollowTheirComputations) {
   std::vector<Matrix<BaseFloat> > utts = Utterances();
   cu_backend::Scope device(true);
   Nnet nnet = TdnnNnet();
-  NnetSimpleComputationOptions off = ChunkOptions(nnet, false),
-                               on = ChunkOptions(nnet, true);
+  NnetSimpleComputationOptions off = test::ChunkOptions(nnet, 32, 3, false),
+                               on = test::ChunkOptions(nnet, 32, 3, true);
   std::vector<Matrix<BaseFloat> > plain;
   {
     CachingOptimizingCompiler compiler(nnet, off.optimize_config,
                                        off.compiler_config);
-    plain = Infer(nnet, off, utts, &compiler);
+    plain = test::InferUtterances(nnet, off, utts, &compiler);
   }
   for (int32 round = 0; round < 3; round++) {
     // A fresh compiler: its computations are new objects (possibly at the
@@ -163,7 +145,8 @@ TEST_F(CudaGraphTest, GraphsFollowTheirComputations) {
     CachingOptimizingCompiler compiler(nnet, on.optimize_config,
                                        on.compiler_config);
     GraphReplayStats before = ComputationGraphs::Stats();
-    std::vector<Matrix<BaseFloat> > outs = Infer(nnet, on, utts, &compiler);
+    std::vector<Matrix<BaseFloat> > outs =
+        test::InferUtterances(nnet, on, utts, &compiler);
     GraphReplayStats after = ComputationGraphs::Stats();
     EXPECT_GT(after.recorded, before.recorded) << "round " << round;
     EXPECT_GT(after.replayed, before.replayed) << "round " << round;
@@ -176,13 +159,7 @@ TEST_F(CudaGraphTest, GraphsFollowTheirComputations) {
 TEST_F(CudaGraphTest, XvectorPlanReplaysGiveTheSameXvectors) {
   cu_backend::Scope device(true);
   Nnet nnet = NnetFromConfigString(
-      "input-node name=input dim=5\n"
-      "component name=t1 type=AffineComponent input-dim=15 output-dim=8 "
-      "bias-stddev=0.5\n"
-      "component-node name=t1 component=t1 "
-      "input=Append(Offset(input, -1), input, Offset(input, 2))\n"
-      "component name=r1 type=RectifiedLinearComponent dim=8\n"
-      "component-node name=r1 component=r1 input=t1\n"
+      std::string(test::kXvectorFirstFrameLayer) +
       "component name=t2 type=AffineComponent input-dim=16 output-dim=6 "
       "bias-stddev=0.5\n"
       "component-node name=t2 component=t2 input=Append(Offset(r1, -2), r1)\n"

@@ -1,6 +1,8 @@
 // tests/nnet3/compute/graph-test-util.h
-// ExpectIdentical: the check of the graph-replay tests that two runs gave
-// the same outputs, utterance by utterance, bit for bit.
+// What the graph-replay tests share: ChunkOptions (Kaldi-style chunks, no
+// large chunks, replay on or off), InferUtterances (nnet3-compute's chunked
+// inference of each utterance, through one compiler) and ExpectIdentical
+// (two runs gave the same outputs, utterance by utterance, bit for bit).
 #ifndef NNET3_TESTS_NNET3_COMPUTE_GRAPH_TEST_UTIL_H_
 #define NNET3_TESTS_NNET3_COMPUTE_GRAPH_TEST_UTIL_H_
 
@@ -9,9 +11,37 @@
 #include <vector>
 
 #include "matrix/matrix.h"
+#include "nnet3/compute/decodable-simple.h"
 
 namespace nnet3 {
 namespace test {
+
+inline NnetSimpleComputationOptions ChunkOptions(const Nnet &nnet,
+                                                 int32 frames_per_chunk,
+                                                 int32 extra_left_context,
+                                                 bool graphs) {
+  NnetSimpleComputationOptions opts;
+  opts.frames_per_chunk = frames_per_chunk;
+  opts.large_chunk_size = 0;
+  opts.extra_left_context = extra_left_context;
+  opts.compute_config.cuda_graphs = graphs;
+  CheckAndFixSimpleComputationOptions(nnet, &opts);
+  return opts;
+}
+
+inline std::vector<Matrix<BaseFloat> > InferUtterances(
+    const Nnet &nnet, const NnetSimpleComputationOptions &opts,
+    const std::vector<Matrix<BaseFloat> > &utts,
+    CachingOptimizingCompiler *compiler,
+    const VectorBase<BaseFloat> *ivector = nullptr) {
+  std::vector<Matrix<BaseFloat> > outs(utts.size());
+  Vector<BaseFloat> priors;
+  for (size_t u = 0; u < utts.size(); u++) {
+    DecodableNnetSimple d(opts, nnet, priors, utts[u], compiler, ivector);
+    d.ComputeOutput(&outs[u]);
+  }
+  return outs;
+}
 
 inline void ExpectIdentical(const std::vector<Matrix<BaseFloat> > &a,
                             const std::vector<Matrix<BaseFloat> > &b) {

@@ -18,6 +18,7 @@
 
 #include "nnet3/components/normalize.h"
 #include "nnet3/compute/xvector.h"
+#include "nnet3/compute/xvector-test-config.h"
 #include "nnet3/nnet/nnet-collapse.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/testing/random-nnet.h"
@@ -28,14 +29,8 @@ namespace {
 // Frame layers with left context 3 and right context 2 (input dim 5),
 // extraction of 6-dim frames (13 columns), pooling, two segment layers.
 // POOL, EXTRACT and SEGIN are replaced by the tests.
-const char *kTemplate =
-    "input-node name=input dim=5\n"
-    "component name=t1 type=AffineComponent input-dim=15 output-dim=8 "
-    "bias-stddev=0.5\n"
-    "component-node name=t1 component=t1 "
-    "input=Append(Offset(input, -1), input, Offset(input, 2))\n"
-    "component name=r1 type=RectifiedLinearComponent dim=8\n"
-    "component-node name=r1 component=r1 input=t1\n"
+const std::string kTemplate =
+    std::string(test::kXvectorFirstFrameLayer) +
     "component name=bn1 type=BatchNormComponent dim=8\n"
     "component-node name=bn1 component=bn1 input=r1\n"
     "component name=t2 type=AffineComponent input-dim=16 output-dim=6 "
