@@ -1,12 +1,16 @@
 // matrix/blas-threads.cc
 // GEMMs cut into aligned row or column blocks, one single-threaded BLAS call
-// per block on the row threads (matrix/blas-threads.h).
+// per block on the row threads (matrix/blas-threads.h); the alignment, and
+// whether columns may be cut, follow the BLAS kernels in use.
 #include "matrix/blas-threads.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstddef>
+#include <string>
 
+#include "matrix/blas-kernels.h"
 #include "matrix/blas.h"
 #include "matrix/row-threads.h"
 
@@ -18,6 +22,28 @@ namespace {
 
 std::atomic<int64_t> g_split_count(0);
 
+// How a product may be cut so that the blocks sum exactly as one call.
+struct SplitRule {
+  int align;          // block boundaries are multiples of this
+  bool columns_too;   // whether column blocks are exact as well
+};
+
+// OpenBLAS's AVX2 kernels (its Haswell family, and Zen, which uses them)
+// give the same bits for row blocks starting at multiples of 24, but not
+// for column blocks; the others for row or column blocks at multiples of
+// kGemmSplitAlign. Decided once, after start-up chose the kernels.
+SplitRule Rule() {
+  static const SplitRule rule = []() {
+    std::string name = BlasKernelName();
+    for (char &ch : name) ch = static_cast<char>(std::tolower(
+                              static_cast<unsigned char>(ch)));
+    if (name == "haswell" || name == "zen")
+      return SplitRule{kGemmSplitAlignAvx2Rows, false};
+    return SplitRule{kGemmSplitAlign, true};
+  }();
+  return rule;
+}
+
 template <typename Real, typename Gemm>
 bool Split(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
            int k, const Real *a, int lda, const Real *b, int ldb, Real *c,
@@ -26,10 +52,13 @@ bool Split(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
   if (work < kMinSplitGemmWork) return false;
   const int32_t threads = RowThreads();
   if (threads < 2 || openblas_get_num_threads() != 1) return false;
-  // Split the longer side of C, so each block keeps the other side whole.
-  const bool by_rows = m >= n;
+  // Split the longer side of C, so each block keeps the other side whole
+  // (rows only where column blocks would not be exact).
+  const SplitRule rule = Rule();
+  const int align = rule.align;
+  const bool by_rows = m >= n || !rule.columns_too;
   const int dim = by_rows ? m : n;
-  const int64_t units = (dim + kGemmSplitAlign - 1) / kGemmSplitAlign;
+  const int64_t units = (dim + align - 1) / align;
   int64_t parts = std::min<int64_t>(threads, units);
   parts = std::min<int64_t>(parts,
                             static_cast<int64_t>(work / (kMinSplitGemmWork / 2)));
@@ -37,8 +66,7 @@ bool Split(MatrixTransposeType ta, MatrixTransposeType tb, int m, int n,
   const bool ran = internal::RunPartsOnPool(
       static_cast<int32_t>(parts), static_cast<MatrixIndexT>(units),
       [&](MatrixIndexT u0, MatrixIndexT u1) {
-        const int begin = u0 * kGemmSplitAlign,
-                  end = std::min(dim, u1 * kGemmSplitAlign);
+        const int begin = u0 * align, end = std::min(dim, u1 * align);
         if (begin >= end) return;
         if (by_rows) {
           // Rows [begin, end) of op(A) and of C.

@@ -10,9 +10,12 @@
 // each product and slow down the library's loops that follow.
 //
 // Invariants:
-//  - blocks start at multiples of kGemmSplitAlign rows (or columns), so
-//    every element of C is summed over k exactly as the unsplit call sums
-//    it: the result is the same bits as one BLAS call on one thread;
+//  - blocks start at multiples of kGemmSplitAlign rows (or columns), or,
+//    with OpenBLAS's AVX2 kernels (Haswell, Zen), of kGemmSplitAlignAvx2Rows
+//    rows and never at columns (those kernels sum a column block's
+//    elements differently from the whole product's), so every element of C
+//    is summed over k exactly as the unsplit call sums it: the result is
+//    the same bits as one BLAS call on one thread;
 //  - nothing is split (false is returned and nothing is computed) when BLAS
 //    itself runs on several threads, when the library has one thread, when
 //    the product is small, or when the pool is busy with another caller.
@@ -29,9 +32,14 @@ namespace blas {
 // Products with m * n * k below this stay on the calling thread; above it,
 // each thread gets at least half of it.
 constexpr double kMinSplitGemmWork = 1 << 22;
-// Block boundaries are multiples of this (a multiple of every OpenBLAS
-// kernel's register tile).
+// Block boundaries are multiples of this (a multiple of the register tile
+// of OpenBLAS's AVX-512 and older kernels).
 constexpr int kGemmSplitAlign = 64;
+// Row block boundaries with OpenBLAS's AVX2 kernels: row blocks starting at
+// multiples of 24 give the bits of the whole product with them (checked on
+// every transpose by matrix-blas-threads-test, which ctest also runs with
+// OPENBLAS_CORETYPE=Haswell).
+constexpr int kGemmSplitAlignAvx2Rows = 24;
 
 // Computes C = alpha op(A) op(B) + beta C (row-major, the arguments of
 // cblas_?gemm) in blocks on the row threads and returns true, or returns

@@ -1,6 +1,6 @@
 // Tests of the start-up choice of OpenBLAS kernels (matrix/blas-kernels.h):
-// the ordering of kernel families, and that after start-up the process
-// never computes with kernels older than the CPU's features allow (unless
+// the instruction-set levels of kernel families, and that after start-up
+// the process computes with kernels of the level the CPU calls for (unless
 // OPENBLAS_CORETYPE chose them), with the environment left as it was. The
 // numbers the kernels compute are checked by the matrix tests against
 // naive loops, whichever kernels run them.
@@ -17,25 +17,35 @@
 namespace nnet3 {
 namespace {
 
-TEST(BlasKernels, OlderMeansAnEarlierInstructionSetLevel) {
-  EXPECT_TRUE(BlasKernelIsOlder("Prescott", "SkylakeX"));
-  EXPECT_TRUE(BlasKernelIsOlder("Prescott", "Haswell"));
-  EXPECT_TRUE(BlasKernelIsOlder("Nehalem", "Haswell"));
-  EXPECT_TRUE(BlasKernelIsOlder("Sandybridge", "Haswell"));
-  EXPECT_TRUE(BlasKernelIsOlder("Haswell", "SkylakeX"));
-  EXPECT_TRUE(BlasKernelIsOlder("zen", "SKYLAKEX"));  // case is ignored
-  EXPECT_FALSE(BlasKernelIsOlder("SkylakeX", "Haswell"));
-  EXPECT_FALSE(BlasKernelIsOlder("Cooperlake", "SkylakeX"));
-  EXPECT_FALSE(BlasKernelIsOlder("SapphireRapids", "SkylakeX"));
-  EXPECT_FALSE(BlasKernelIsOlder("Zen", "Haswell"));
-  EXPECT_FALSE(BlasKernelIsOlder("Haswell", "Haswell"));
+TEST(BlasKernels, SwitchesBetweenInstructionSetLevels) {
+  // Older kernels than the CPU allows are replaced.
+  EXPECT_TRUE(BlasKernelShouldSwitch("Prescott", "SkylakeX"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("Prescott", "Haswell"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("Nehalem", "Haswell"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("Sandybridge", "Haswell"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("Haswell", "SkylakeX"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("zen", "SKYLAKEX"));  // case is ignored
+  // AVX-512 kernels where AVX2 ones are asked for (half-width AVX-512).
+  EXPECT_TRUE(BlasKernelShouldSwitch("Cooperlake", "Haswell"));
+  EXPECT_TRUE(BlasKernelShouldSwitch("SkylakeX", "Haswell"));
+  // Families of the same level stay.
+  EXPECT_FALSE(BlasKernelShouldSwitch("Cooperlake", "SkylakeX"));
+  EXPECT_FALSE(BlasKernelShouldSwitch("SapphireRapids", "SkylakeX"));
+  EXPECT_FALSE(BlasKernelShouldSwitch("Zen", "Haswell"));
+  EXPECT_FALSE(BlasKernelShouldSwitch("Haswell", "Haswell"));
   // A name we do not know is never replaced, nor asked for.
-  EXPECT_FALSE(BlasKernelIsOlder("SomeFutureCore", "SkylakeX"));
-  EXPECT_FALSE(BlasKernelIsOlder("Prescott", "SomeFutureCore"));
-  EXPECT_FALSE(BlasKernelIsOlder("", ""));
+  EXPECT_FALSE(BlasKernelShouldSwitch("SomeFutureCore", "SkylakeX"));
+  EXPECT_FALSE(BlasKernelShouldSwitch("Prescott", "SomeFutureCore"));
+  EXPECT_FALSE(BlasKernelShouldSwitch("", ""));
 }
 
-TEST(BlasKernels, StartUpLeavesNoOlderKernelsThanTheCpuAllows) {
+TEST(BlasKernels, HalfWidthAvx512PrefersTheAvx2Kernels) {
+  if (!CpuIsAmdFamily19h())
+    GTEST_SKIP() << "not an AMD family 19h CPU";
+  EXPECT_EQ(PreferredBlasKernel(), "Haswell");
+}
+
+TEST(BlasKernels, StartUpLeavesTheKernelsTheCpuCallsFor) {
   const std::string &selection = BlasKernelSelection();
   const std::string name = BlasKernelName();
   if (name.empty()) GTEST_SKIP() << "this BLAS does not report its kernels";
@@ -45,8 +55,8 @@ TEST(BlasKernels, StartUpLeavesNoOlderKernelsThanTheCpuAllows) {
     return;
   }
   const std::string preferred = PreferredBlasKernel();
-  EXPECT_FALSE(BlasKernelIsOlder(name, preferred))
-      << "computing with " << name << " kernels on a CPU that can run "
+  EXPECT_FALSE(BlasKernelShouldSwitch(name, preferred))
+      << "computing with " << name << " kernels on a CPU that calls for "
       << preferred << " (start-up: " << selection << ")";
   // The selection names the kernels in use.
   EXPECT_NE(selection.find(name), std::string::npos) << selection;
