@@ -4,9 +4,10 @@
 // whether columns may be cut, follow the BLAS kernels in use.
 #include "matrix/blas-threads.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstddef>
 #include <string>
 
@@ -34,10 +35,9 @@ struct SplitRule {
 // kGemmSplitAlign. Decided once, after start-up chose the kernels.
 SplitRule Rule() {
   static const SplitRule rule = []() {
-    std::string name = BlasKernelName();
-    for (char &ch : name) ch = static_cast<char>(std::tolower(
-                              static_cast<unsigned char>(ch)));
-    if (name == "haswell" || name == "zen")
+    const std::string name = BlasKernelName();
+    if (strcasecmp(name.c_str(), "haswell") == 0 ||
+        strcasecmp(name.c_str(), "zen") == 0)
       return SplitRule{kGemmSplitAlignAvx2Rows, false};
     return SplitRule{kGemmSplitAlign, true};
   }();
