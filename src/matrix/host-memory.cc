@@ -39,6 +39,10 @@ struct HostCache {
   // whenever the evictions since it last grew add up to more than the peak.
   size_t slack = 0;
   size_t evicted_since_growth = 0;
+  // Half the largest block handed out (since the last release): how far
+  // beyond the peak a new block may take what is held instead of a cached
+  // block being shrunk (the slack's starting value, without its doubling).
+  size_t half_largest = 0;
 
   void Forget(BlockList::iterator block) {
     auto range = by_size.equal_range(block->size);
@@ -205,11 +209,17 @@ void *AllocateHostBlock(size_t bytes) {
     c.in_use += size;
     c.peak_in_use = std::max(c.peak_in_use, c.in_use);
     c.slack = std::max(c.slack, HostBlocksReshape() ? size / 2 : size);
+    c.half_largest = std::max(c.half_largest, size / 2);
     // None of about this size: reshape the cached block closest in size
     // (the smallest larger one or the largest smaller one) rather than map
     // new pages, so that what the cache holds follows what the program uses
     // whatever sizes follow each other (a minibatch's forward and backward
     // matrices differ in size); only the pages a block grows by are fresh.
+    // Except that a block is not shrunk while a new block keeps what is
+    // held within the peak plus half the largest block: a small request
+    // would otherwise take the pages of a large block that the next large
+    // request maps afresh (a chunk of inference allocating a small matrix
+    // between large ones did that on every chunk).
     if (!c.by_size.empty()) {
       auto pick = it;
       if (pick == c.by_size.end()) {
@@ -218,12 +228,17 @@ void *AllocateHostBlock(size_t bytes) {
         auto smaller = std::prev(it);
         if (size - smaller->first < pick->first - size) pick = smaller;
       }
-      const auto block = pick->second;
-      reshaped = BlockResize(block->ptr, block->size, size);
-      if (reshaped != nullptr) {
-        c.Forget(block);
-        c.live.emplace(reshaped, size);
-        c.stats.reshapes++;
+      const bool shrinks = pick->first > size,
+                 fits = c.in_use + c.stats.cached_bytes <=
+                        c.peak_in_use + c.half_largest;
+      if (!(shrinks && fits)) {
+        const auto block = pick->second;
+        reshaped = BlockResize(block->ptr, block->size, size);
+        if (reshaped != nullptr) {
+          c.Forget(block);
+          c.live.emplace(reshaped, size);
+          c.stats.reshapes++;
+        }
       }
     }
     EnforceBound(c, &evicted);
@@ -276,6 +291,7 @@ void ReleaseCachedHostBlocks() {
     c.Evict(static_cast<size_t>(-1), &evicted);
     c.peak_in_use = c.in_use;  // the peak is measured afresh from here
     c.slack = 0;
+    c.half_largest = 0;
     c.evicted_since_growth = 0;
   }
   FreeBlocks(evicted);

@@ -26,9 +26,14 @@
 //    back, growing maps fresh pages only for the part added. So the blocks
 //    of one phase of a loop serve the different sizes of the next (a
 //    minibatch's forward and backward matrices) instead of the cache
-//    keeping blocks of every size the loop ever had at once. New pages are
-//    mapped only when the cache is empty. (Builds whose blocks come from
-//    malloc, under AddressSanitizer, do not reshape: HostBlocksReshape());
+//    keeping blocks of every size the loop ever had at once. A cached
+//    block is not shrunk, though, while a new block keeps the bytes held
+//    within the peak plus half the largest block handed out: a small
+//    request between large ones (a chunk's first spliced input) then gets
+//    pages of its own instead of cutting down a large block that the next
+//    large request would grow again. Otherwise new pages are mapped only
+//    when the cache is empty. (Builds whose blocks come from malloc, under
+//    AddressSanitizer, do not reshape: HostBlocksReshape());
 //  - the bytes held in cacheable-size blocks (handed out plus cached) never
 //    exceed the peak of the bytes handed out at one time plus a slack
 //    (since the last ReleaseCachedHostBlocks): an allocation that is not

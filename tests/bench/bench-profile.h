@@ -3,9 +3,12 @@
 // prints its table; on the GPU it runs a second pass with the device
 // synchronised at every scope boundary, so that each category is charged
 // the device work it queued rather than the host time of launching it and
-// of waiting for the work queued before it.
+// of waiting for the work queued before it. Also the page-fault count the
+// benchmarks print for their timed passes.
 #ifndef NNET3_TESTS_BENCH_BENCH_PROFILE_H_
 #define NNET3_TESTS_BENCH_BENCH_PROFILE_H_
+
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <functional>
@@ -16,6 +19,14 @@
 #include "cudamatrix/cu-backend.h"
 
 namespace nnet3 {
+
+// Minor page faults of this process so far (a page touched for the first
+// time: fresh memory from the system, or memory given back and taken again).
+inline long MinorPageFaults() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
 
 // 'prepare' runs before each pass, outside the profile; 'pass' runs inside
 // it, under a scope named 'outer' (time not charged to anything deeper).

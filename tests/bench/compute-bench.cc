@@ -8,7 +8,10 @@
 //     chunks we use for chunking-invariant networks; each against the time of
 //     its GEMMs alone (the affine products with exactly the shapes of the
 //     compiled computation, as many times as inference runs them). The two
-//     timings alternate and the best of each is compared.
+//     timings alternate and the best of each is compared. Each line ends
+//     with the page faults of the timed inference pass that had the most
+//     (fresh pages: about 0 once the matrix memory cache has settled on the
+//     utterance's sizes, which the warm-up utterance lets it do).
 //  2. A training computation (8-frame egs with context, minibatch M, model
 //     update): peak matrix memory and run time, unoptimized vs optimized.
 //  3. A recurrent network (two recurrent ReLU layers): chunked inference
@@ -122,17 +125,22 @@ void ForEachIndex(size_t n, const Work &work) {
   g_threads.Apply();
 }
 
+// Returns the seconds taken; *faults (if not null) gets the page faults.
 double RunInference(const Nnet &nnet, NnetSimpleComputationOptions &opts,
                     const std::vector<Matrix<BaseFloat> > &utts,
-                    CachingOptimizingCompiler *compiler) {
+                    CachingOptimizingCompiler *compiler,
+                    long *faults = nullptr) {
   Timer timer;
+  const long faults_before = MinorPageFaults();
   Vector<BaseFloat> priors;
   ForEachIndex(utts.size(), [&](size_t u) {
     DecodableNnetSimple decodable(opts, nnet, priors, utts[u], compiler);
     Matrix<BaseFloat> out;
     decodable.ComputeOutput(&out);  // as nnet3-compute
   });
-  return timer.Elapsed();
+  const double seconds = timer.Elapsed();
+  if (faults != nullptr) *faults = MinorPageFaults() - faults_before;
+  return seconds;
 }
 
 // The GEMMs on the computing backend (BLAS, or cuBLAS with --use-gpu=yes;
@@ -169,6 +177,7 @@ double RunGemms(const std::vector<GemmShape> &per_chunk, int64 num_chunks) {
 
 struct InferenceFigures {
   double seconds, gemm_seconds, compile_ms;
+  long faults;  // page faults of the timed pass with the most
 };
 
 // Chunked inference with 'opts' against its GEMMs alone.
@@ -203,16 +212,23 @@ InferenceFigures BenchInference(const Nnet &nnet,
     return g_utt_threads > 1 ? run() : g_threads.FasterOfBoth(run);
   };
   std::vector<double> t_inf, t_gemm;
+  long faults = -1;
+  const auto infer = [&]() {
+    long f = 0;
+    t_inf.push_back(RunInference(nnet, opts, utts, &compiler, &f));
+    faults = std::max(faults, f);
+  };
   for (int32 r = 0; r < reps; r++) {
     if (r % 2 == 0) {
-      t_inf.push_back(RunInference(nnet, opts, utts, &compiler));
+      infer();
       t_gemm.push_back(gemms());
     } else {
       t_gemm.push_back(gemms());
-      t_inf.push_back(RunInference(nnet, opts, utts, &compiler));
+      infer();
     }
   }
   InferenceFigures f;
+  f.faults = faults;
   f.seconds = *std::min_element(t_inf.begin(), t_inf.end());
   f.gemm_seconds = *std::min_element(t_gemm.begin(), t_gemm.end());
   f.compile_ms = 1000.0 * compiler.CompileSeconds() /
@@ -223,9 +239,9 @@ InferenceFigures BenchInference(const Nnet &nnet,
 void PrintInference(const char *label, const InferenceFigures &f,
                     int64 total_frames) {
   printf("  %-34s %8.1f frames/s  GEMM-only %7.3f s  ratio %.3f  "
-         "compile %.1f ms/request\n",
+         "compile %.1f ms/request  page faults %ld\n",
          label, total_frames / f.seconds, f.gemm_seconds,
-         f.seconds / f.gemm_seconds, f.compile_ms);
+         f.seconds / f.gemm_seconds, f.compile_ms, f.faults);
 }
 
 // Runs 'computation' forward (and backward if the request has output

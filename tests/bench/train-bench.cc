@@ -28,7 +28,6 @@
 // --profile adds one more pass under a Profiler (base/profile.h) and prints
 // where its time went: per command type and component type, GEMM,
 // GEMV/GER and natural gradient each charged exclusively.
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -110,14 +109,6 @@ double RunGemms(const std::vector<GemmShape> &shapes, int32 times) {
       c[j].AddMatMat(1.0, a[j], kNoTrans, b[j], kNoTrans, 0.0);
   cu_backend::Synchronize();
   return timer.Elapsed();
-}
-
-// Minor page faults of this process so far (a page touched for the first
-// time: fresh memory from the system, or memory given back and taken again).
-long MinorPageFaults() {
-  struct rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_minflt;
 }
 
 // One merged minibatch of 'minibatch' 8-frame sequences with context.
