@@ -93,30 +93,40 @@ TEST_F(HostMemoryTest, HeldMemoryStaysAtThePeakInUsePlusTheSlack) {
   FreeHostBlock(r, 2 * k);
 }
 
+// Runs 'ops' 'rounds' times: n > 0 allocates n blocks of kMinCachedBytes
+// as one block, ~i frees the block of the i-th allocation of the round.
+// Returns the statistics after each round.
+std::vector<HostBlockStats> RepeatPattern(const std::vector<int> &ops,
+                                          int rounds) {
+  std::vector<HostBlockStats> stats;
+  for (int round = 0; round < rounds; round++) {
+    std::vector<std::pair<void *, size_t> > blocks;
+    for (int op : ops) {
+      if (op > 0) {
+        const size_t n = op * kMinCachedBytes;
+        blocks.emplace_back(AllocateHostBlock(n), n);
+      } else {
+        FreeHostBlock(blocks[~op].first, blocks[~op].second);
+      }
+    }
+    stats.push_back(GetHostBlockStats());
+  }
+  return stats;
+}
+
 // A chunk's matrices and then its output: sizes that do not pair up
 // exactly with the blocks freed before them. With no slack above the peak
 // every repetition gave blocks back and mapped new ones (page faults every
 // chunk); with one block of slack the pattern settles after its first
 // round.
 TEST_F(HostMemoryTest, ARepeatingPatternOfUnpairedSizesSettles) {
-  const size_t k = kMinCachedBytes;
-  std::vector<size_t> heap_allocations;
-  for (int round = 0; round < 6; round++) {
-    void *a = AllocateHostBlock(8 * k), *b = AllocateHostBlock(8 * k);
-    FreeHostBlock(a, 8 * k);
-    void *c = AllocateHostBlock(2 * k);
-    FreeHostBlock(b, 8 * k);
-    void *d = AllocateHostBlock(7 * k);
-    FreeHostBlock(c, 2 * k);
-    void *e = AllocateHostBlock(7 * k);
-    FreeHostBlock(d, 7 * k);
-    void *f = AllocateHostBlock(6 * k);
-    FreeHostBlock(e, 7 * k);
-    FreeHostBlock(f, 6 * k);
-    heap_allocations.push_back(GetHostBlockStats().heap_allocations);
-  }
+  // a = 8k, b = 8k, free a, c = 2k, free b, d = 7k, free c, e = 7k,
+  // free d, f = 6k, free e, free f.
+  const std::vector<HostBlockStats> stats =
+      RepeatPattern({8, 8, ~0, 2, ~1, 7, ~2, 7, ~3, 6, ~4, ~5}, 6);
   for (int round = 1; round < 6; round++)
-    EXPECT_EQ(heap_allocations[round], heap_allocations[0]) << round;
+    EXPECT_EQ(stats[round].heap_allocations, stats[0].heap_allocations)
+        << round;
 }
 
 // Reshaping: a size no cached block fits takes the closest cached block,
@@ -188,22 +198,10 @@ TEST_F(HostMemoryTest, TheClosestCachedBlockIsReshapedForOtherSizes) {
 // large blocks, every chunk regrew them (about 10 MB of fresh pages per
 // chunk); now after the first chunk nothing is mapped or reshaped.
 TEST_F(HostMemoryTest, AChunkLoopSettlesWithoutReshaping) {
-  const size_t k = kMinCachedBytes;
-  std::vector<HostBlockStats> stats;
-  for (int round = 0; round < 5; round++) {
-    void *in = AllocateHostBlock(3 * k), *s1 = AllocateHostBlock(50 * k);
-    FreeHostBlock(in, 3 * k);
-    void *s2 = AllocateHostBlock(49 * k);
-    FreeHostBlock(s1, 50 * k);
-    void *layer = AllocateHostBlock(16 * k);
-    FreeHostBlock(s2, 49 * k);
-    void *out = AllocateHostBlock(47 * k);
-    FreeHostBlock(layer, 16 * k);
-    void *utt = AllocateHostBlock(46 * k);
-    FreeHostBlock(utt, 46 * k);
-    FreeHostBlock(out, 47 * k);
-    stats.push_back(GetHostBlockStats());
-  }
+  // in = 3k, s1 = 50k, free in, s2 = 49k, free s1, layer = 16k, free s2,
+  // out = 47k, free layer, utt = 46k, free utt, free out.
+  const std::vector<HostBlockStats> stats =
+      RepeatPattern({3, 50, ~0, 49, ~1, 16, ~2, 47, ~3, 46, ~5, ~4}, 5);
   for (int round = 2; round < 5; round++) {
     EXPECT_EQ(stats[round].heap_allocations, stats[1].heap_allocations);
     EXPECT_EQ(stats[round].reshapes, stats[1].reshapes) << round;
