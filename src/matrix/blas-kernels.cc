@@ -4,11 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <cstring>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 // OpenBLAS's run-time kernel selection, present only in builds for several
 // CPUs (DYNAMIC_ARCH). Weak, so that a BLAS without them still links; the
@@ -85,20 +80,8 @@ std::string BlasKernelName() {
 
 bool CpuIsAmdFamily19h() {
 #if defined(__x86_64__) || defined(__i386__)
-  unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-  char vendor[13];
-  std::memcpy(vendor, &ebx, 4);
-  std::memcpy(vendor + 4, &edx, 4);
-  std::memcpy(vendor + 8, &ecx, 4);
-  vendor[12] = '\0';
-  if (std::strcmp(vendor, "AuthenticAMD") != 0) return false;
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
-  // The family as AMD numbers it: the base field, plus the extended field
-  // when the base one is 0xf.
-  unsigned int family = (eax >> 8) & 0xf;
-  if (family == 0xf) family += (eax >> 20) & 0xff;
-  return family == 0x19;
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amdfam19h");
 #else
   return false;
 #endif
