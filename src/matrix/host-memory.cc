@@ -158,6 +158,22 @@ void *BlockResize(void *p, size_t old_size, size_t new_size) {
 #endif
 }
 
+// Shrinks a mapped block without moving it (the tail pages go back to the
+// system); false when the system refuses or blocks are not mapped.
+bool BlockShrinkInPlace(void *p, size_t old_size, size_t new_size) {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  (void)p;
+  (void)old_size;
+  (void)new_size;
+  return false;
+#else
+  CallHook(g_unmapping_hook, p, old_size);
+  const bool shrunk = mremap(p, old_size, new_size, 0) != MAP_FAILED;
+  CallHook(g_mapped_hook, p, shrunk ? new_size : old_size);
+  return shrunk;
+#endif
+}
+
 void FreeBlocks(const std::vector<HostCache::Block> &blocks) {
   for (const HostCache::Block &b : blocks) BlockFree(b.ptr, b.size);
 }
@@ -281,6 +297,25 @@ void FreeHostBlock(void *ptr, size_t bytes) {
     bytes = size;
   }
   BlockFree(ptr, bytes);
+}
+
+bool ShrinkHostBlock(void *ptr, size_t old_bytes, size_t new_bytes) {
+  if (ptr == nullptr || new_bytes > old_bytes) return false;
+  if (old_bytes < kMinCachedBytes) return true;  // C heap: free() needs no size
+  if (new_bytes < kMinCachedBytes) return false;
+  HostCache &c = Cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.live.find(ptr);
+  if (it == c.live.end()) return false;
+  const size_t size = it->second, new_size = CachedSize(new_bytes);
+  if (new_size >= size) return true;
+  // Under AddressSanitizer the block stays as malloc gave it; only its
+  // recorded size (what the cache reuses it for) goes down.
+  if (HostBlocksReshape() && !BlockShrinkInPlace(ptr, size, new_size))
+    return false;
+  it->second = new_size;
+  c.in_use -= std::min(c.in_use, size - new_size);
+  return true;
 }
 
 void ReleaseCachedHostBlocks() {

@@ -61,6 +61,12 @@ void *AllocateHostBlock(size_t bytes);
 // Returns a block from AllocateHostBlock(bytes) ("bytes" as asked then);
 // nullptr is ignored.
 void FreeHostBlock(void *ptr, size_t bytes);
+// Makes a block from AllocateHostBlock(old_bytes) one of new_bytes <=
+// old_bytes in place, giving its tail pages back (where blocks are mapped),
+// and returns true; the block must then be freed with new_bytes. False,
+// with nothing changed, when that cannot be done in place (a mapped block
+// shrunk below kMinCachedBytes, which would have to move to the C heap).
+bool ShrinkHostBlock(void *ptr, size_t old_bytes, size_t new_bytes);
 // Gives every cached block back to the system and restarts the peak used
 // by the eviction rule from what is in use now.
 void ReleaseCachedHostBlocks();

@@ -38,6 +38,17 @@ void Matrix<Real>::Resize(MatrixIndexT rows, MatrixIndexT cols,
                (stride_type == kDefaultStride ||
                 this->stride_ == this->num_cols_)) {
       return;
+    } else if (rows < this->num_rows_ && cols == this->num_cols_ &&
+               (stride_type == kDefaultStride ||
+                this->stride_ == this->num_cols_) &&
+               ShrinkHostBlock(this->data_,
+                               static_cast<size_t>(this->num_rows_) *
+                                   this->stride_ * sizeof(Real),
+                               static_cast<size_t>(rows) * this->stride_ *
+                                   sizeof(Real))) {
+      // Dropping trailing rows: the block is cut in place, nothing copied.
+      this->num_rows_ = rows;
+      return;
     } else {
       Matrix<Real> tmp(rows, cols, kSetZero, stride_type);
       MatrixIndexT r = std::min(rows, this->num_rows_),

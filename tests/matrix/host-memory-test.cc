@@ -5,12 +5,16 @@
 // oldest cached blocks on a miss, small blocks
 // bypassing the cache, release, thread safety, and Matrix/Vector storage
 // (including RemoveRow/RemoveElement, which reallocate) going through it,
-// and the mapping hooks a GPU backend pins blocks with.
+// and the mapping hooks a GPU backend pins blocks with; blocks shrunk in
+// place, and Matrix::Resize(kCopyData) dropping rows through that.
 #include "matrix/host-memory.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -399,6 +403,64 @@ TEST_F(HostMemoryTest, RemoveRowAndElementKeepTheBlockSizeRight) {
   big.Set(3.0f);
   EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
   EXPECT_EQ(big.Sum(), 3.0f * 300 * 200);
+}
+
+TEST_F(HostMemoryTest, ABlockShrinksInPlaceAndGivesItsTailBack) {
+  const size_t big = 1 << 20, small = 300 << 10;
+  char *p = static_cast<char *>(AllocateHostBlock(big));
+  for (size_t i = 0; i < big; i++) p[i] = static_cast<char>(i % 251);
+  ASSERT_TRUE(ShrinkHostBlock(p, big, small));
+  for (size_t i = 0; i < small; i++)
+    ASSERT_EQ(p[i], static_cast<char>(i % 251)) << i;
+  if (HostBlocksReshape()) {
+    // The pages past the new size are no longer mapped.
+    unsigned char resident = 0;
+    EXPECT_EQ(mincore(p + small, 4096, &resident), -1);
+    EXPECT_EQ(errno, ENOMEM);
+  }
+  FreeHostBlock(p, small);
+  // Cached with its new size: a request of that size takes it.
+  EXPECT_EQ(GetHostBlockStats().cached_bytes, small);
+  size_t reuses = GetHostBlockStats().reuses;
+  void *q = AllocateHostBlock(small);
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  FreeHostBlock(q, small);
+
+  // Below the cacheable size a mapped block would have to move: refused,
+  // and the block is still whole.
+  char *r = static_cast<char *>(AllocateHostBlock(big));
+  EXPECT_FALSE(ShrinkHostBlock(r, big, kMinCachedBytes - 64));
+  std::memset(r, 7, big);
+  FreeHostBlock(r, big);
+  // Blocks from the C heap need no size to be freed.
+  void *h = AllocateHostBlock(1000);
+  EXPECT_TRUE(ShrinkHostBlock(h, 1000, 10));
+  FreeHostBlock(h, 10);
+  EXPECT_FALSE(ShrinkHostBlock(nullptr, 10, 5));
+}
+
+TEST_F(HostMemoryTest, ResizeKeepingDataDropsTrailingRowsWithoutACopy) {
+  Matrix<float> m(1000, 300, kUndefined);
+  for (int r = 0; r < 1000; r++) m.Row(r).Set(static_cast<float>(r));
+  const float *data = m.Data();
+  const int stride = m.Stride();
+  m.Resize(600, 300, kCopyData);
+  ASSERT_EQ(m.NumRows(), 600);
+  EXPECT_EQ(m.Data(), data);
+  EXPECT_EQ(m.Stride(), stride);
+  for (int r = 0; r < 600; r++) ASSERT_EQ(m(r, 299), static_cast<float>(r));
+  // Freed with the new size, then taken again by a matrix of that size.
+  m.Resize(0, 0);
+  size_t reuses = GetHostBlockStats().reuses;
+  Matrix<float> again(600, 300, kUndefined);
+  EXPECT_EQ(GetHostBlockStats().reuses, reuses + 1);
+  EXPECT_EQ(again.Data(), data);
+  // Other shape changes still copy what overlaps and zero the rest.
+  again.Set(2.0f);
+  again.Resize(500, 310, kCopyData);
+  EXPECT_EQ(again(499, 299), 2.0f);
+  EXPECT_EQ(again(0, 309), 0.0f);
 }
 
 }  // namespace

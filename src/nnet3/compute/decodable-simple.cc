@@ -218,9 +218,10 @@ void DecodableNnetSimple::ComputeOutput(Matrix<BaseFloat> *output) {
       (current_offset_ > 0 || current_rows_ == 0))
     EnsureFrameIsComputed(0);
   if (num_subsampled_frames_ > 0 && current_offset_ == 0 &&
-      current_rows_ == num_subsampled_frames_) {
+      current_rows_ >= num_subsampled_frames_) {
     // One chunk holds the whole utterance (large chunks, or a short one):
-    // its output matrix is handed over, not copied, when it is on the host.
+    // its output matrix is handed over, not copied, when it is on the host,
+    // and the rows of a chunk padded past the end are cut off in place.
     bool handed_over = false;
     if (host_output_valid_) {
       output->Swap(&host_output_);
@@ -230,6 +231,7 @@ void DecodableNnetSimple::ComputeOutput(Matrix<BaseFloat> *output) {
       handed_over = true;
     }
     if (handed_over) {
+      output->Resize(num_subsampled_frames_, output_dim_, kCopyData);
       NNET3_ASSERT(output->NumRows() == num_subsampled_frames_ &&
                    output->NumCols() == output_dim_);
       // The chunk is gone from here; a later call computes it again.
