@@ -239,7 +239,11 @@ class SoftmaxComponent : public NonlinearComponent {
 };
 
 // Row-wise log-softmax. (Like Kaldi, it declares kStoresStats but stores
-// no forward statistics.)
+// no forward statistics.) Unlike Kaldi's it also declares kPropagateInPlace:
+// each row is read in full before it is written (CPU and GPU kernels), so
+// the output may overwrite the input, which saves an output-sized matrix
+// (the network's largest, usually) in every computation; the numbers are
+// the same.
 class LogSoftmaxComponent : public NonlinearComponent {
  public:
   LogSoftmaxComponent() {}
@@ -247,7 +251,8 @@ class LogSoftmaxComponent : public NonlinearComponent {
       : NonlinearComponent(other) {}
   std::string Type() const override { return "LogSoftmaxComponent"; }
   int32 Properties() const override {
-    return kSimpleComponent | kBackpropNeedsOutput | kStoresStats;
+    return kSimpleComponent | kBackpropNeedsOutput | kStoresStats |
+           kPropagateInPlace;
   }
   Component *Copy() const override { return new LogSoftmaxComponent(*this); }
   void *Propagate(const ComponentPrecomputedIndexes *indexes,

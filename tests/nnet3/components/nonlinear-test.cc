@@ -123,7 +123,8 @@ TEST(NonlinearTest, DerivativesAndFlags) {
   EXPECT_EQ(FromConfig("SigmoidComponent", "dim=2")->Properties(), 0x285);
   EXPECT_EQ(FromConfig("TanhComponent", "dim=2")->Properties(), 0x285);
   EXPECT_EQ(FromConfig("SoftmaxComponent", "dim=2")->Properties(), 0x385);
-  EXPECT_EQ(FromConfig("LogSoftmaxComponent", "dim=2")->Properties(), 0x281);
+  // Kaldi's 0x281 plus kPropagateInPlace (0x4), which our kernels allow.
+  EXPECT_EQ(FromConfig("LogSoftmaxComponent", "dim=2")->Properties(), 0x285);
 }
 
 TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
