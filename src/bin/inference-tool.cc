@@ -26,20 +26,30 @@ void InferenceToolOptions::Register(ParseOptions *po) {
   po->Register("use-priors", &use_priors,
                "Subtract the log of the priors kept in the model's .mdl file "
                "(the input must then be a .mdl)");
+  po->Register("spliced-affine-min-dim", &spliced_affine_min_dim,
+               "Compute an affine layer whose input is one node at several "
+               "time offsets, e.g. Append(Offset(x, -1), x, Offset(x, 1)), "
+               "as one matrix product per offset without building the "
+               "spliced matrix, when that node has at least this dimension "
+               "(same outputs up to float rounding, less memory); 0 never "
+               "does this");
 }
 
 void InferenceToolOptions::Apply() const {
   SelectGpuForTool(use_gpu);
   if (!ivector_rspecifier.empty() && !online_ivector_rspecifier.empty())
     NNET3_ERR << "You cannot give both --ivectors and --online-ivectors";
+  if (spliced_affine_min_dim < 0)
+    NNET3_ERR << "--spliced-affine-min-dim must be >= 0";
   if (!online_ivector_rspecifier.empty() && online_ivector_period <= 0)
     NNET3_ERR << "You need to set the --online-ivector-period option when "
               << "using --online-ivectors";
 }
 
-void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
-                       Nnet *nnet, Vector<BaseFloat> *priors) {
-  if (use_priors)
+void ReadInferenceNnet(const std::string &rxfilename,
+                       const InferenceToolOptions &opts, Nnet *nnet,
+                       Vector<BaseFloat> *priors) {
+  if (opts.use_priors)
     ReadAmNnetSimple(rxfilename, nnet, priors);
   else
     ReadKaldiObject(rxfilename, nnet);
@@ -50,6 +60,12 @@ void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
   SetBatchnormTestMode(true, nnet);
   SetDropoutTestMode(true, nnet);
   CollapseModel(CollapseModelConfig(), nnet);
+  int32 rewritten = opts.spliced_affine_min_dim == 0
+                       ? 0
+                       : ComputeSplicedAffinesAsTdnn(
+                             opts.spliced_affine_min_dim, nnet);
+  NNET3_VLOG(1) << "Computing " << rewritten
+                << " spliced affine layers as TdnnComponents";
 }
 
 InferenceInputs::InferenceInputs(const InferenceToolOptions &opts)

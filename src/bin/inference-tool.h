@@ -13,6 +13,7 @@
 #include <string>
 
 #include "matrix/table-types.h"
+#include "nnet3/nnet/nnet-splice-tdnn.h"
 #include "nnet3/nnet/nnet.h"
 #include "util/options.h"
 #include "util/random-access-reader.h"
@@ -26,6 +27,9 @@ struct InferenceToolOptions {
   std::string ivector_rspecifier, online_ivector_rspecifier,
       utt2spk_rspecifier;
   int32 online_ivector_period = 0;
+  // Affines reading a node at least this wide at several time offsets are
+  // computed as TdnnComponents (nnet3/nnet/nnet-splice-tdnn.h); 0: never.
+  int32 spliced_affine_min_dim = kMinSplicedPartDimForTdnn;
 
   void Register(ParseOptions *po);
   // Applies --use-gpu and checks the iVector options.
@@ -34,9 +38,10 @@ struct InferenceToolOptions {
 
 // Reads the raw network (or the network and priors of a .mdl with
 // --use-priors), checks that it is a simple network, and prepares it for
-// inference.
-void ReadInferenceNnet(const std::string &rxfilename, bool use_priors,
-                       Nnet *nnet, Vector<BaseFloat> *priors);
+// inference (test mode, collapsed, spliced affines as TdnnComponents).
+void ReadInferenceNnet(const std::string &rxfilename,
+                       const InferenceToolOptions &opts, Nnet *nnet,
+                       Vector<BaseFloat> *priors);
 
 // The inputs of each utterance besides its features: the iVectors.
 class InferenceInputs {

@@ -39,7 +39,7 @@ int Nnet3ComputeBatch(int argc, char *argv[]) {
               matrix_wspecifier = po.GetArg(3);
   Nnet nnet;
   Vector<BaseFloat> priors;
-  ReadInferenceNnet(nnet_rxfilename, tool_opts.use_priors, &nnet, &priors);
+  ReadInferenceNnet(nnet_rxfilename, tool_opts, &nnet, &priors);
 
   InferenceInputs inputs(tool_opts);
   NnetBatchInference inference(opts, nnet, priors);

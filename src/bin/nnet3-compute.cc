@@ -110,7 +110,7 @@ int Nnet3Compute(int argc, char *argv[]) {
               matrix_wspecifier = po.GetArg(3);
   Nnet nnet;
   Vector<BaseFloat> priors;
-  ReadInferenceNnet(nnet_rxfilename, tool_opts.use_priors, &nnet, &priors);
+  ReadInferenceNnet(nnet_rxfilename, tool_opts, &nnet, &priors);
   CheckAndFixSimpleComputationOptions(nnet, &opts);
 
   InferenceInputs inputs(tool_opts);

@@ -2,7 +2,8 @@
 // Benchmark for the compiler, optimizer and computer (prints figures,
 // asserts nothing). On the benchmark TDNN (tests/data/bench/tdnn.config:
 // 40-dim input, six spliced ReLU+BatchNorm layers of 1024, 3000 outputs),
-// prepared as nnet3-compute does (test mode, collapsed):
+// prepared as nnet3-compute does (test mode, collapsed, spliced affines
+// computed as TdnnComponents):
 //  1. nnet3-compute's inference over N random 500-frame utterances with
 //     Kaldi's 50-frame chunks, unoptimized and optimized, and with the large
 //     chunks we use for chunking-invariant networks; each against the time of
@@ -30,6 +31,10 @@
 //                      library as in nnet3-train; by default BLAS keeps
 //                      them as in nnet3-compute: --blas-threads; see
 //                      bench-threads.h)
+//                      [--spliced-affine-min-dim=N] (as nnet3-compute:
+//                      spliced affines over inputs at least N wide run as
+//                      TdnnComponents; 0: never. The GEMM-only reference
+//                      keeps the spliced products either way)
 //                      [--inference-only] [--large-chunks-only] (only the
 //                      large-chunk inference line; tests/bench/cpu-speed.sh)
 //                      [--cuda-graphs=true|false] (GPU: replay computations
@@ -66,6 +71,7 @@
 #include "nnet3/testing/random-nnet.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "nnet3/nnet/nnet-collapse.h"
+#include "nnet3/nnet/nnet-splice-tdnn.h"
 #include "nnet3/nnet/nnet-utils.h"
 
 namespace nnet3 {
@@ -180,6 +186,11 @@ struct InferenceFigures {
   long faults;  // page faults of the timed pass with the most
 };
 
+// The network before ComputeSplicedAffinesAsTdnn: the GEMM-only reference
+// takes its products (one per spliced affine, as Kaldi computes them), so
+// that how the spliced layers are computed does not move the floor.
+const Nnet *g_reference_nnet = nullptr;
+
 // Chunked inference with 'opts' against its GEMMs alone.
 InferenceFigures BenchInference(const Nnet &nnet,
                                 NnetSimpleComputationOptions opts,
@@ -204,7 +215,11 @@ InferenceFigures BenchInference(const Nnet &nnet,
   request.inputs.push_back(IoSpecification("input", -left, chunk + right));
   request.outputs.push_back(IoSpecification("output", 0, chunk));
   std::vector<GemmShape> shapes;
-  GemmShapes(nnet, *compiler.Compile(request), &shapes);
+  const Nnet &reference =
+      g_reference_nnet != nullptr ? *g_reference_nnet : nnet;
+  CachingOptimizingCompiler reference_compiler(
+      reference, opts.optimize_config, opts.compiler_config);
+  GemmShapes(reference, *reference_compiler.Compile(request), &shapes);
   int64 num_chunks = chunks_per_utt * static_cast<int64>(utts.size());
   // With utterance threads both arrangements are one BLAS thread each.
   const auto gemms = [&]() {
@@ -315,6 +330,7 @@ int Main(int argc, char *argv[]) {
   int32 num_utts = 200, frames = 500, threads = 1, reps = 2, minibatch = 64;
   bool inference_only = false, profile = false, large_only = false;
   bool cuda_graphs = true, compare_graphs = false;
+  int32 spliced_min_dim = kMinSplicedPartDimForTdnn;
   std::string use_gpu = "no";
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -329,6 +345,8 @@ int Main(int argc, char *argv[]) {
     else if (a == "--inference-only") inference_only = true;
     else if (a == "--large-chunks-only") large_only = inference_only = true;
     else if (a == "--profile") profile = true;
+    else if (a.rfind("--spliced-affine-min-dim=", 0) == 0)
+      spliced_min_dim = atoi(a.c_str() + 25);
     else if (a == "--cuda-graphs" || a == "--cuda-graphs=true")
       cuda_graphs = true;
     else if (a == "--cuda-graphs=false") cuda_graphs = false;
@@ -362,6 +380,9 @@ int Main(int argc, char *argv[]) {
   SetBatchnormTestMode(true, &nnet);
   SetDropoutTestMode(true, &nnet);
   CollapseModel(CollapseModelConfig(), &nnet);
+  const Nnet reference_nnet(nnet);
+  g_reference_nnet = &reference_nnet;
+  if (spliced_min_dim > 0) ComputeSplicedAffinesAsTdnn(spliced_min_dim, &nnet);
 
   RandomSource rng(7);
   std::vector<Matrix<BaseFloat> > utts(num_utts);

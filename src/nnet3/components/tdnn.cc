@@ -192,6 +192,23 @@ void TdnnComponent::InitFromConfig(ConfigLine *cfl) {
   Check();
 }
 
+void TdnnComponent::InitFromSplicedAffine(
+    const std::vector<int32> &time_offsets,
+    const UpdatableComponent &configs_from, bool use_natural_gradient,
+    CuMatrix<BaseFloat> *linear_params, CuVector<BaseFloat> *bias_params) {
+  SetUpdatableConfigs(configs_from);
+  time_offsets_ = time_offsets;
+  linear_params_.Swap(linear_params);
+  bias_params_.Swap(bias_params);
+  orthonormal_constraint_ = 0.0;
+  use_natural_gradient_ = use_natural_gradient;
+  const int32 spliced_dim = linear_params_.NumCols(),
+              output_dim = linear_params_.NumRows();
+  SetPreconditioners(std::min(20, (spliced_dim + 1) / 2),
+                     std::min(80, (output_dim + 1) / 2), 4.0, 4.0, 2000.0);
+  Check();
+}
+
 std::string TdnnComponent::Info() const {
   std::ostringstream os;
   os << UpdatableComponent::Info();

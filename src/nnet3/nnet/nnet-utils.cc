@@ -3,6 +3,7 @@
 
 #include "nnet3/components/dropout.h"
 #include "nnet3/components/normalize.h"
+#include "nnet3/components/tdnn.h"
 #include "nnet3/nnet/nnet-edit.h"
 
 #include <algorithm>
@@ -334,6 +335,17 @@ bool SumDescriptorDependsOnAvailability(const SumDescriptor &d) {
 }
 }  // namespace
 
+namespace {
+
+// Simple components compute each frame from that frame; a TdnnComponent
+// from its input at fixed time offsets, which chunking does not change.
+bool IsChunkingInvariantComponent(const Component &c) {
+  return (c.Properties() & kSimpleComponent) ||
+         dynamic_cast<const TdnnComponent *>(&c) != nullptr;
+}
+
+}  // namespace
+
 bool NnetIsChunkingInvariant(const Nnet &nnet) {
   int32 num_nodes = nnet.NumNodes();
   // node -> nodes it reads.
@@ -348,8 +360,8 @@ bool NnetIsChunkingInvariant(const Nnet &nnet) {
         node.descriptor.GetNodeDependencies(&inputs[n]);
         break;
       case kComponent:
-        if (!(nnet.GetComponent(node.component_index)->Properties() &
-              kSimpleComponent))
+        if (!IsChunkingInvariantComponent(
+                *nnet.GetComponent(node.component_index)))
           return false;
         inputs[n].push_back(n - 1);
         break;

@@ -48,8 +48,9 @@ void ComputeSimpleNnetContext(const Nnet &nnet, int32 *left_context,
 // True if every output frame depends only on input frames within the
 // network's context, however the input is cut into chunks: no recurrence
 // (the node graph has no cycle), no IfDefined() or Failover() (whose choice
-// depends on what the chunk provides), and only simple components. For such
-// networks chunked inference gives the same outputs for any chunk size.
+// depends on what the chunk provides), and only simple components or
+// TdnnComponents (fixed time offsets). For such networks chunked inference
+// gives the same outputs for any chunk size.
 bool NnetIsChunkingInvariant(const Nnet &nnet);
 
 // Sets test mode on all BatchNorm / all random (dropout) components.

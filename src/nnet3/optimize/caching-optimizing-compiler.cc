@@ -14,6 +14,7 @@
 #include "base/profile.h"
 #include "base/timer.h"
 #include "nnet3/analyze/validate.h"
+#include "nnet3/components/tdnn.h"
 #include "nnet3/compile/shortcut.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "util/stream.h"
@@ -91,7 +92,13 @@ std::string ComputeStructureKey(const Nnet &nnet,
     const Component *component = nnet.GetComponent(c);
     os << nnet.GetComponentName(c) << " " << component->Type() << " "
        << component->InputDim() << " " << component->OutputDim() << " "
-       << component->Properties() << "\n";
+       << component->Properties();
+    // A TdnnComponent's time offsets shape the computation as a spliced
+    // Append does (the inference tools turn one into the other).
+    if (const TdnnComponent *tdnn =
+            dynamic_cast<const TdnnComponent *>(component))
+      for (int32 t : tdnn->TimeOffsets()) os << " " << t;
+    os << "\n";
   }
   NnetOptimizeOptions opt_copy = opt_config;
   OptionsRecorder opt_recorder;

@@ -1,6 +1,7 @@
 // tests/nnet3/nnet/chunking-invariance-test.cc
 // NnetIsChunkingInvariant: true exactly for networks without recurrence,
-// IfDefined/Failover and non-simple components, on hand-written configs
+// IfDefined/Failover and non-simple components other than TdnnComponent
+// (fixed time offsets), on hand-written configs
 // and on Kaldi's reference models whose descriptors are known.
 #include <gtest/gtest.h>
 
@@ -69,6 +70,20 @@ TEST(ChunkingInvariance, NonSimpleComponentsAreNot) {
       "output-dim=3\n"
       "component-node name=c component=c input=input\n"
       "output-node name=output input=c\n"));
+}
+
+TEST(ChunkingInvariance, TdnnComponentsAreInvariant) {
+  EXPECT_TRUE(Invariant(
+      "component name=t type=TdnnComponent input-dim=2 output-dim=3 "
+      "time-offsets=-3,0,3\n"
+      "component-node name=t component=t input=input\n"
+      "output-node name=output input=t\n"));
+  // But not behind an IfDefined.
+  EXPECT_FALSE(Invariant(
+      "component name=t type=TdnnComponent input-dim=2 output-dim=3 "
+      "time-offsets=-1,0\n"
+      "component-node name=t component=t input=IfDefined(Offset(input, 1))\n"
+      "output-node name=output input=t\n"));
 }
 
 TEST(ChunkingInvariance, KaldiModels) {

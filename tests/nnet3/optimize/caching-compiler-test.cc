@@ -263,6 +263,23 @@ TEST(CachingOptimizingCompiler, StaleCacheIsIgnoredWithAWarning) {
               std::string::npos);
     EXPECT_EQ(reader->NumCached(), 0);
   }
+  // A TdnnComponent's time offsets are: they shape the computation as the
+  // offsets of a spliced Append do.
+  {
+    auto tdnn = [](const std::string &offsets) {
+      return NnetFromConfigString(
+          "input-node name=input dim=3\n"
+          "component name=t type=TdnnComponent input-dim=3 output-dim=2 "
+          "time-offsets=" + offsets + "\n"
+          "component-node name=t component=t input=input\n"
+          "output-node name=output input=t\n");
+    };
+    Nnet a = tdnn("-1,0,1"), b = tdnn("-3,0,3"), c = tdnn("-1,0,1");
+    EXPECT_NE(CachingOptimizingCompiler(a).StructureKey(),
+              CachingOptimizingCompiler(b).StructureKey());
+    EXPECT_EQ(CachingOptimizingCompiler(a).StructureKey(),
+              CachingOptimizingCompiler(c).StructureKey());
+  }
   // The cache size is not part of the key, and neither are the parameters.
   Nnet scaled = nnet;
   for (int32 c = 0; c < scaled.NumComponents(); c++)
