@@ -135,42 +135,27 @@ void BlockFree(void *p, size_t size) {
 #endif
 }
 
-// Gives a mapped block a new size, keeping nothing of its contents that
-// matters (blocks are handed out undefined): shrinking returns the tail
-// pages to the system, growing maps fresh pages after the kept ones (the
-// block may move). nullptr when this build's blocks cannot be reshaped or
-// the system refuses.
-void *BlockResize(void *p, size_t old_size, size_t new_size) {
+// Gives a mapped block a new size, keeping the contents of the pages kept:
+// shrinking returns the tail pages to the system, growing maps fresh pages
+// after the kept ones (the block may move unless 'in_place'). nullptr when
+// this build's blocks cannot be reshaped or the system refuses.
+void *BlockResize(void *p, size_t old_size, size_t new_size,
+                  bool in_place = false) {
 #ifdef NNET3_BLOCKS_FROM_MALLOC
   (void)p;
   (void)old_size;
   (void)new_size;
+  (void)in_place;
   return nullptr;
 #else
   CallHook(g_unmapping_hook, p, old_size);
-  void *q = mremap(p, old_size, new_size, MREMAP_MAYMOVE);
+  void *q = mremap(p, old_size, new_size, in_place ? 0 : MREMAP_MAYMOVE);
   if (q == MAP_FAILED) {
     CallHook(g_mapped_hook, p, old_size);
     return nullptr;
   }
   CallHook(g_mapped_hook, q, new_size);
   return q;
-#endif
-}
-
-// Shrinks a mapped block without moving it (the tail pages go back to the
-// system); false when the system refuses or blocks are not mapped.
-bool BlockShrinkInPlace(void *p, size_t old_size, size_t new_size) {
-#ifdef NNET3_BLOCKS_FROM_MALLOC
-  (void)p;
-  (void)old_size;
-  (void)new_size;
-  return false;
-#else
-  CallHook(g_unmapping_hook, p, old_size);
-  const bool shrunk = mremap(p, old_size, new_size, 0) != MAP_FAILED;
-  CallHook(g_mapped_hook, p, shrunk ? new_size : old_size);
-  return shrunk;
 #endif
 }
 
@@ -311,7 +296,8 @@ bool ShrinkHostBlock(void *ptr, size_t old_bytes, size_t new_bytes) {
   if (new_size >= size) return true;
   // Under AddressSanitizer the block stays as malloc gave it; only its
   // recorded size (what the cache reuses it for) goes down.
-  if (HostBlocksReshape() && !BlockShrinkInPlace(ptr, size, new_size))
+  if (HostBlocksReshape() &&
+      BlockResize(ptr, size, new_size, /*in_place=*/true) == nullptr)
     return false;
   it->second = new_size;
   c.in_use -= std::min(c.in_use, size - new_size);

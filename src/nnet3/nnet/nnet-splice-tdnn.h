@@ -1,8 +1,7 @@
 // nnet3/nnet/nnet-splice-tdnn.h
 // ComputeSplicedAffinesAsTdnn(): for networks about to be computed (not
 // trained or written), turns each affine that reads one node spliced at
-// several time offsets,
-//   component-node name=L component=A input=Append(Offset(X, -3), X, Offset(X, 3))
+// several time offsets, such as input=Append(Offset(X, -3), X, Offset(X, 3)),
 // into a TdnnComponent with those time offsets that reads X itself. The
 // function is the same (up to float rounding: the product is summed one
 // offset at a time), but the computation no longer builds the spliced

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "nnet3/compile/compiler.h"
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/nnet/nnet-edit.h"
 #include "nnet3/testing/random-nnet.h"
@@ -34,6 +35,18 @@ void RandomOutputDerivs(const Nnet &nnet, const ComputationRequest &request,
     else
       derivs->push_back(Matrix<BaseFloat>());
   }
+}
+
+Matrix<BaseFloat> CompiledOutputForTest(
+    const Nnet &nnet, const ComputationRequest &request,
+    const std::vector<Matrix<BaseFloat> > &inputs) {
+  NnetComputation computation;
+  CompileComputation(nnet, request, CompilerOptions(), &computation);
+  ComputationResults results;
+  std::vector<Matrix<BaseFloat> > no_derivs(request.outputs.size());
+  RunComputationForTest(nnet, request, computation, inputs, no_derivs, nullptr,
+                        &results);
+  return results.outputs[0];
 }
 
 void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,

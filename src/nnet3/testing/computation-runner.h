@@ -43,6 +43,12 @@ void RunComputationForTest(const Nnet &nnet, const ComputationRequest &request,
                            const std::vector<Matrix<BaseFloat> > &output_derivs,
                            Nnet *delta, ComputationResults *results);
 
+// The first output of 'request' (forward only) on 'inputs' (one matrix per
+// request input), through the computation compiled for it, unoptimized.
+Matrix<BaseFloat> CompiledOutputForTest(
+    const Nnet &nnet, const ComputationRequest &request,
+    const std::vector<Matrix<BaseFloat> > &inputs);
+
 // A computation's results on fixed inputs and output derivatives, against
 // which other computations for the same request are compared (the
 // optimizer tests: a pass must not change outputs, input derivatives or the

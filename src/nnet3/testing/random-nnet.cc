@@ -767,6 +767,12 @@ std::string ConfigBuilder::Build(std::string *description) {
 
 }  // namespace
 
+std::vector<std::string> NnetConfigLines(const Nnet &nnet) {
+  std::vector<std::string> lines;
+  nnet.GetConfigLines(false, &lines);
+  return lines;
+}
+
 Nnet NnetFromConfigString(const std::string &config) {
   Nnet nnet;
   std::istringstream is(config);

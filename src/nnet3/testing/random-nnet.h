@@ -65,6 +65,9 @@ struct RandomNnetOptions {
 // A network read from config text (errors as Nnet::ReadConfig's).
 Nnet NnetFromConfigString(const std::string &config);
 
+// The network's config lines without dims (as Nnet::GetConfigLines).
+std::vector<std::string> NnetConfigLines(const Nnet &nnet);
+
 // A rows x cols matrix of standard Gaussian values.
 Matrix<BaseFloat> RandomGaussMatrix(int32 rows, int32 cols, RandomSource *rng);
 

@@ -8,12 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "nnet3/compile/compiler.h"
 #include "nnet3/components/affine.h"
 #include "nnet3/components/tdnn.h"
 #include "nnet3/nnet/nnet-splice-tdnn.h"
@@ -25,15 +22,9 @@
 namespace nnet3 {
 namespace {
 
-Nnet MakeNnet(const std::string &config) {
-  Nnet nnet;
-  std::istringstream is(config);
-  nnet.ReadConfig(is);
-  return nnet;
-}
-
-// The output at t = 0..9 of 'num_seqs' sequences, from inputs t = -4..13.
-// Rows of 'in' are (t, n) with n fastest.
+// The output at t = 0..9 of 'num_seqs' sequences, from inputs t = -4..13
+// (not so small that a relative comparison would say little). Rows of 'in'
+// are (t, n) with n fastest.
 Matrix<BaseFloat> Eval(const Nnet &nnet, int32 num_seqs,
                        const Matrix<BaseFloat> &in) {
   ComputationRequest request;
@@ -45,34 +36,10 @@ Matrix<BaseFloat> Eval(const Nnet &nnet, int32 num_seqs,
     for (int32 n = 0; n < num_seqs; n++) output.indexes.push_back(Index(n, t));
   request.inputs.push_back(input);
   request.outputs.push_back(output);
-  NnetComputation computation;
-  CompileComputation(nnet, request, CompilerOptions(), &computation);
-  ComputationResults results;
-  std::vector<Matrix<BaseFloat> > inputs(1, in), no_derivs(1);
-  RunComputationForTest(nnet, request, computation, inputs, no_derivs, nullptr,
-                        &results);
-  return results.outputs[0];
-}
-
-double MaxRelativeDifference(const Matrix<BaseFloat> &a,
-                             const Matrix<BaseFloat> &b) {
-  EXPECT_EQ(a.NumRows(), b.NumRows());
-  EXPECT_EQ(a.NumCols(), b.NumCols());
-  double max_abs = 0.0, max_diff = 0.0;
-  for (int32 r = 0; r < a.NumRows(); r++)
-    for (int32 c = 0; c < a.NumCols(); c++) {
-      max_abs = std::max(max_abs, std::fabs(static_cast<double>(a(r, c))));
-      max_diff = std::max(
-          max_diff, std::fabs(static_cast<double>(a(r, c)) - b(r, c)));
-    }
-  EXPECT_GT(max_abs, 0.1);
-  return max_diff / max_abs;
-}
-
-std::vector<std::string> ConfigLines(const Nnet &nnet) {
-  std::vector<std::string> lines;
-  nnet.GetConfigLines(false, &lines);
-  return lines;
+  Matrix<BaseFloat> out = CompiledOutputForTest(
+      nnet, request, std::vector<Matrix<BaseFloat> >(1, in));
+  EXPECT_GT(std::max(out.Max(), -out.Min()), 0.1);
+  return out;
 }
 
 const char *kTdnn =
@@ -92,17 +59,19 @@ const char *kTdnn =
     "output-node name=output input=a3\n";
 
 TEST(SplicedAffinesAsTdnn, RewritesSplicedAffinesAndKeepsTheOutput) {
-  Nnet nnet = MakeNnet(kTdnn);
+  Nnet nnet = NnetFromConfigString(kTdnn);
   RandomSource rs(5);
   Matrix<BaseFloat> in1 = RandomGaussMatrix(18, 6, &rs),
                     in3 = RandomGaussMatrix(18 * 3, 6, &rs);
   Matrix<BaseFloat> before1 = Eval(nnet, 1, in1), before3 = Eval(nnet, 3, in3);
   const int32 a1 = nnet.GetComponentIndex("a1"),
               a2 = nnet.GetComponentIndex("a2");
-  const BaseFloat *a1_params = dynamic_cast<const AffineComponent *>(
-                                   nnet.GetComponent(a1))->LinearParams().Data(),
-                  *a2_bias = dynamic_cast<const AffineComponent *>(
-                                 nnet.GetComponent(a2))->BiasParams().Data();
+  const AffineComponent *affine1 =
+      dynamic_cast<const AffineComponent *>(nnet.GetComponent(a1));
+  const AffineComponent *affine2 =
+      dynamic_cast<const AffineComponent *>(nnet.GetComponent(a2));
+  const BaseFloat *a1_params = affine1->LinearParams().Data(),
+                  *a2_bias = affine2->BiasParams().Data();
 
   EXPECT_EQ(ComputeSplicedAffinesAsTdnn(1, &nnet), 2);
   nnet.Check();
@@ -121,7 +90,7 @@ TEST(SplicedAffinesAsTdnn, RewritesSplicedAffinesAndKeepsTheOutput) {
   EXPECT_EQ(t2->BiasParams().Data(), a2_bias);
   EXPECT_EQ(nnet.GetComponentName(a1), "a1");
   // The nodes read the spliced node itself; a3 is untouched.
-  std::vector<std::string> lines = ConfigLines(nnet);
+  std::vector<std::string> lines = NnetConfigLines(nnet);
   EXPECT_NE(std::find(lines.begin(), lines.end(),
                       "component-node name=a1 component=a1 input=input"),
             lines.end());
@@ -136,14 +105,14 @@ TEST(SplicedAffinesAsTdnn, RewritesSplicedAffinesAndKeepsTheOutput) {
   EXPECT_EQ(left, 3);
   EXPECT_EQ(right, 3);
 
-  EXPECT_LT(MaxRelativeDifference(before1, Eval(nnet, 1, in1)), 1e-5);
-  EXPECT_LT(MaxRelativeDifference(before3, Eval(nnet, 3, in3)), 1e-5);
+  EXPECT_LT(RelativeDifference(before1, Eval(nnet, 1, in1)), 1e-5);
+  EXPECT_LT(RelativeDifference(before3, Eval(nnet, 3, in3)), 1e-5);
   // Nothing left to rewrite.
   EXPECT_EQ(ComputeSplicedAffinesAsTdnn(1, &nnet), 0);
 }
 
 TEST(SplicedAffinesAsTdnn, NarrowPartsStayAppends) {
-  Nnet nnet = MakeNnet(kTdnn);
+  Nnet nnet = NnetFromConfigString(kTdnn);
   // a1's parts are 6 wide, a2's 8.
   EXPECT_EQ(ComputeSplicedAffinesAsTdnn(7, &nnet), 1);
   EXPECT_EQ(nnet.GetComponent(nnet.GetComponentIndex("a1"))->Type(),
@@ -170,18 +139,18 @@ TEST(SplicedAffinesAsTdnn, LeavesEveryOtherShapeAlone) {
       "Append(Round(input, 2), Offset(input, 2))",      // rounded
   };
   for (const char *append : appends) {
-    Nnet nnet = MakeNnet(head +
+    Nnet nnet = NnetFromConfigString(head +
                          "component name=a type=AffineComponent input-dim=8 "
                          "output-dim=3\n"
                          "component-node name=a component=a input=" +
                          append + "\noutput-node name=output input=a\n");
-    std::vector<std::string> lines = ConfigLines(nnet);
+    std::vector<std::string> lines = NnetConfigLines(nnet);
     EXPECT_EQ(ComputeSplicedAffinesAsTdnn(1, &nnet), 0) << append;
-    EXPECT_EQ(ConfigLines(nnet), lines) << append;
+    EXPECT_EQ(NnetConfigLines(nnet), lines) << append;
   }
   // One part only (an Offset needs no splicing).
   {
-    Nnet nnet = MakeNnet(head +
+    Nnet nnet = NnetFromConfigString(head +
                          "component name=a type=AffineComponent input-dim=4 "
                          "output-dim=3\n"
                          "component-node name=a component=a "
@@ -207,10 +176,11 @@ TEST(SplicedAffinesAsTdnn, LeavesEveryOtherShapeAlone) {
       "output-node name=output input=a\n",
   };
   for (const char *body : bodies) {
-    Nnet nnet = MakeNnet("input-node name=input dim=4\n" + std::string(body));
-    std::vector<std::string> lines = ConfigLines(nnet);
+    Nnet nnet = NnetFromConfigString("input-node name=input dim=4\n" +
+                                     std::string(body));
+    std::vector<std::string> lines = NnetConfigLines(nnet);
     EXPECT_EQ(ComputeSplicedAffinesAsTdnn(1, &nnet), 0) << body;
-    EXPECT_EQ(ConfigLines(nnet), lines) << body;
+    EXPECT_EQ(NnetConfigLines(nnet), lines) << body;
   }
 }
 

@@ -27,6 +27,7 @@
 #include "nnet3/nnet/nnet-edit.h"
 #include "nnet3/nnet/nnet.h"
 #include "nnet3/testing/naive-evaluator.h"
+#include "nnet3/testing/random-nnet.h"
 
 namespace nnet3 {
 namespace {
@@ -115,12 +116,6 @@ Matrix<BaseFloat> Outputs(const Nnet &nnet, const Matrix<BaseFloat> &input,
   return out;
 }
 
-std::vector<std::string> ConfigLines(const Nnet &nnet) {
-  std::vector<std::string> lines;
-  nnet.GetConfigLines(false, &lines);
-  return lines;
-}
-
 const char *kTwoLayers =
     "input-node name=input dim=6\n"
     "component name=affine1 type=AffineComponent input-dim=12 output-dim=10 "
@@ -180,7 +175,7 @@ TEST(ReduceRank, GivesTheBestRankRApproximation) {
   ASSERT_TRUE(ng);
   EXPECT_EQ(ng->RankIn(), 5);
   EXPECT_EQ(ng->RankOut(), 4);
-  EXPECT_EQ(ConfigLines(nnet), ConfigLines(orig));
+  EXPECT_EQ(NnetConfigLines(nnet), NnetConfigLines(orig));
 }
 
 TEST(ReduceRank, SkipsWithWarningsAndRejectsBadOptions) {
@@ -224,7 +219,7 @@ TEST(ApplySvd, KaldiNamesTypesDimsAndNodeOrder) {
       "output-node name=output input=layer2_b objective=linear",
       "output-node name=output2 input=Scale(2, part) "
       "objective=quadratic"};
-  EXPECT_EQ(ConfigLines(nnet), want_lines);
+  EXPECT_EQ(NnetConfigLines(nnet), want_lines);
 
   const LinearComponent *a1 = Get<LinearComponent>(nnet, "affine1_a");
   const NaturalGradientAffineComponent *b1 =
@@ -307,7 +302,7 @@ TEST(ApplySvd, SharedComponentAndLateInput) {
       "component-node name=x2_a component=affine_a input=ivector",
       "component-node name=x2_b component=affine_b input=x2_a",
       "output-node name=output input=Append(x1_b, x2_b) objective=linear"};
-  EXPECT_EQ(ConfigLines(nnet), want_lines);
+  EXPECT_EQ(NnetConfigLines(nnet), want_lines);
   std::vector<std::string> want_components = {"affine_a", "affine_b"};
   EXPECT_EQ(nnet.GetComponentNames(), want_components);
 }
