@@ -26,7 +26,11 @@ void InferenceToolOptions::Register(ParseOptions *po) {
   po->Register("use-priors", &use_priors,
                "Subtract the log of the priors kept in the model's .mdl file "
                "(the input must then be a .mdl)");
-  po->Register("spliced-affine-min-dim", &spliced_affine_min_dim,
+  RegisterSplicedAffineMinDim(po, &spliced_affine_min_dim);
+}
+
+void RegisterSplicedAffineMinDim(ParseOptions *po, int32 *min_dim) {
+  po->Register("spliced-affine-min-dim", min_dim,
                "Compute an affine layer whose input is one node at several "
                "time offsets, e.g. Append(Offset(x, -1), x, Offset(x, 1)), "
                "as one matrix product per offset without building the "
@@ -35,12 +39,18 @@ void InferenceToolOptions::Register(ParseOptions *po) {
                "does this");
 }
 
+void ComputeSplicedAffinesForTool(int32 min_dim, Nnet *nnet) {
+  if (min_dim < 0) NNET3_ERR << "--spliced-affine-min-dim must be >= 0";
+  int32 rewritten =
+      min_dim == 0 ? 0 : ComputeSplicedAffinesAsTdnn(min_dim, nnet);
+  NNET3_VLOG(1) << "Computing " << rewritten
+                << " spliced affine layers as TdnnComponents";
+}
+
 void InferenceToolOptions::Apply() const {
   SelectGpuForTool(use_gpu);
   if (!ivector_rspecifier.empty() && !online_ivector_rspecifier.empty())
     NNET3_ERR << "You cannot give both --ivectors and --online-ivectors";
-  if (spliced_affine_min_dim < 0)
-    NNET3_ERR << "--spliced-affine-min-dim must be >= 0";
   if (!online_ivector_rspecifier.empty() && online_ivector_period <= 0)
     NNET3_ERR << "You need to set the --online-ivector-period option when "
               << "using --online-ivectors";
@@ -60,12 +70,7 @@ void ReadInferenceNnet(const std::string &rxfilename,
   SetBatchnormTestMode(true, nnet);
   SetDropoutTestMode(true, nnet);
   CollapseModel(CollapseModelConfig(), nnet);
-  int32 rewritten = opts.spliced_affine_min_dim == 0
-                       ? 0
-                       : ComputeSplicedAffinesAsTdnn(
-                             opts.spliced_affine_min_dim, nnet);
-  NNET3_VLOG(1) << "Computing " << rewritten
-                << " spliced affine layers as TdnnComponents";
+  ComputeSplicedAffinesForTool(opts.spliced_affine_min_dim, nnet);
 }
 
 InferenceInputs::InferenceInputs(const InferenceToolOptions &opts)

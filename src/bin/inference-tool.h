@@ -36,6 +36,11 @@ struct InferenceToolOptions {
   void Apply() const;
 };
 
+// --spliced-affine-min-dim, for the tools that compute a network: registers
+// it, and applies it (after CollapseModel; checks the value).
+void RegisterSplicedAffineMinDim(ParseOptions *po, int32 *min_dim);
+void ComputeSplicedAffinesForTool(int32 min_dim, Nnet *nnet);
+
 // Reads the raw network (or the network and priors of a .mdl with
 // --use-priors), checks that it is a simple network, and prepares it for
 // inference (test mode, collapsed, spliced affines as TdnnComponents).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bin/cli.h"
+#include "bin/inference-tool.h"
 #include "bin/utt-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "base/timer.h"
@@ -58,7 +59,9 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   XvectorExtractionOptions xvector_opts;
   std::string use_gpu = "no";
   UttThreadsOption threads;
+  int32 spliced_affine_min_dim = kMinSplicedPartDimForTdnn;
   opts.Register(&po);
+  RegisterSplicedAffineMinDim(&po, &spliced_affine_min_dim);
   compiler_config.Register(&po);
   po.Register("use-gpu", &use_gpu, CuDevice::OptionHelp());
   xvector_opts.Register(&po);
@@ -81,6 +84,7 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   SetBatchnormTestMode(true, &nnet);
   SetDropoutTestMode(true, &nnet);
   CollapseModel(CollapseModelConfig(), &nnet);
+  ComputeSplicedAffinesForTool(spliced_affine_min_dim, &nnet);
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      compiler_config);
   XvectorComputer computer(xvector_opts, nnet, &compiler,

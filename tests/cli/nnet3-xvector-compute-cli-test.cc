@@ -11,7 +11,8 @@
 // statistics-pooling network is checked against plain mean/stddev sums,
 // also on utterances long enough for --reuse-compilation's blocks (and
 // with it off). --num-threads: several threads give the naive values and
-// the same bytes, warnings and order as one thread.
+// the same bytes, warnings and order as one thread. Spliced frame layers
+// computed as TdnnComponents give the x-vectors of the layers as built.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -442,6 +443,68 @@ TEST_F(XvectorCli, ReusedCompilationsGiveThePooledStatisticsOfLongUtterances) {
       }
     }
   }
+}
+
+TEST_F(XvectorCli, SplicedLayersComputedAsTdnnGiveTheSameXvectors) {
+  // Spliced frame layers before the pooling: computed as TdnnComponents
+  // (--spliced-affine-min-dim=1) or as built (0), the x-vectors agree, on
+  // the reusable blocks of long utterances and without them.
+  Write("splice.config",
+        "input-node name=input dim=3\n"
+        "component name=a1 type=AffineComponent input-dim=9 output-dim=6 "
+        "bias-stddev=0.5\n"
+        "component-node name=a1 component=a1 input=Append(Offset(input, -2), "
+        "input, Offset(input, 1))\n"
+        "component name=r1 type=RectifiedLinearComponent dim=6\n"
+        "component-node name=r1 component=r1 input=a1\n"
+        "component name=a2 type=NaturalGradientAffineComponent input-dim=12 "
+        "output-dim=4 bias-stddev=0.5\n"
+        "component-node name=a2 component=a2 input=Append(Offset(r1, -3), "
+        "Offset(r1, 3))\n"
+        "component name=ext type=StatisticsExtractionComponent input-dim=4\n"
+        "component-node name=ext component=ext input=a2\n"
+        "component name=pool type=StatisticsPoolingComponent input-dim=9 "
+        "left-context=0 right-context=1000 output-stddevs=true\n"
+        "component-node name=pool component=pool input=ext\n"
+        "output-node name=output input=pool\n");
+  std::ostringstream feats;
+  std::vector<int32> lengths = {40, 300, 1200};
+  for (size_t u = 0; u < lengths.size(); u++)
+    AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 3), &feats);
+  Write("feats.txt", feats.str());
+  ASSERT_EQ(Run("nnet3-init splice.config splice.raw").exit_status, 0);
+  for (const char *reuse : {"true", "false"}) {
+    SCOPED_TRACE(reuse);
+    std::map<std::string, Vector<BaseFloat> > got[2];
+    for (int32 min_dim = 0; min_dim < 2; min_dim++) {
+      CommandResult r = Run(
+          std::string("nnet3-xvector-compute --verbose=1 --reuse-compilation=") +
+          reuse + " --spliced-affine-min-dim=" + std::to_string(min_dim) +
+          " splice.raw ark,t:feats.txt ark,t:out.txt");
+      ASSERT_EQ(r.exit_status, 0) << r.err;
+      EXPECT_NE(r.err.find(min_dim == 0 ? "Computing 0 spliced"
+                                        : "Computing 2 spliced"),
+                std::string::npos)
+          << r.err;
+      got[min_dim] = ReadVectors("out.txt");
+      ASSERT_EQ(got[min_dim].size(), lengths.size());
+    }
+    for (const auto &kv : got[0]) {
+      const Vector<BaseFloat> &a = kv.second, &b = got[1][kv.first];
+      ASSERT_EQ(a.Dim(), 8);
+      ASSERT_EQ(b.Dim(), 8);
+      for (int32 d = 0; d < 8; d++)
+        EXPECT_NEAR(a(d), b(d), 1e-4 * (1 + std::fabs(a(d))))
+            << kv.first << " " << d;
+    }
+  }
+  CommandResult bad = Run(
+      "nnet3-xvector-compute --spliced-affine-min-dim=-1 splice.raw "
+      "ark,t:feats.txt ark,t:out.txt");
+  EXPECT_NE(bad.exit_status, 0);
+  EXPECT_NE(bad.err.find("--spliced-affine-min-dim must be >= 0"),
+            std::string::npos)
+      << bad.err;
 }
 
 }  // namespace
