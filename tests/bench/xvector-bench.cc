@@ -2,8 +2,9 @@
 // Benchmark for x-vector extraction (prints figures, asserts nothing).
 // The network is tests/data/bench/xvector.config with random parameters;
 // its BatchNorm statistics come from one training-mode pass over a few
-// random utterances, then it is put in test mode and collapsed as
-// nnet3-xvector-compute does. By default the x-vector is read at
+// random utterances, then it is put in test mode, collapsed and its spliced
+// affines computed as TdnnComponents as nnet3-xvector-compute does
+// (--spliced-affine-min-dim, 0: not). By default the x-vector is read at
 // tdnn6.affine, as Kaldi's recipes extract it (--extract-at= keeps the
 // config's own output, whose last affine layer is all zeros).
 // N utterances (default 40) of random lengths uniform in [200, 3000] frames
@@ -22,6 +23,7 @@
 // Usage: xvector-bench [--config=PATH] [--num-utts=40] [--min-frames=200]
 //                      [--max-frames=3000] [--reps=2] [--block-size=256]
 //                      [--threads=1] [--extract-at=tdnn6.affine]
+//                      [--spliced-affine-min-dim=256]
 //                      [--only=abc] (a subset of the passes, for profiling)
 //                      [--library-threads] (--threads go to the matrix
 //                      library as in nnet3-train; by default BLAS keeps
@@ -41,6 +43,7 @@
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/compute/xvector.h"
 #include "nnet3/nnet/nnet-collapse.h"
+#include "nnet3/nnet/nnet-splice-tdnn.h"
 #include "nnet3/nnet/nnet-utils.h"
 #include "nnet3/testing/random-nnet.h"
 
@@ -150,7 +153,8 @@ int main(int argc, char *argv[]) {
                        "/bench/xvector.config";
   std::string extract_at = "tdnn6.affine", only = "abc";
   int32 num_utts = 40, min_frames = 200, max_frames = 3000, reps = 2,
-        block_size = 256, threads = 1;
+        block_size = 256, threads = 1,
+        spliced_min_dim = kMinSplicedPartDimForTdnn;
   BenchThreads bench_threads{1, true};
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -170,6 +174,8 @@ int main(int argc, char *argv[]) {
     else if (value("reps", &v)) reps = atoi(v.c_str());
     else if (value("block-size", &v)) block_size = atoi(v.c_str());
     else if (value("threads", &v)) threads = atoi(v.c_str());
+    else if (value("spliced-affine-min-dim", &v))
+      spliced_min_dim = atoi(v.c_str());
     else if (bench_threads.ParseOption(a)) continue;
     else {
       fprintf(stderr, "Unknown option %s\n", a.c_str());
@@ -201,6 +207,7 @@ int main(int argc, char *argv[]) {
   SetBatchnormTestMode(true, &nnet);
   SetDropoutTestMode(true, &nnet);
   CollapseModel(CollapseModelConfig(), &nnet);
+  if (spliced_min_dim > 0) ComputeSplicedAffinesAsTdnn(spliced_min_dim, &nnet);
 
   std::vector<Matrix<BaseFloat> > utts(num_utts);
   int64 total_frames = 0;
