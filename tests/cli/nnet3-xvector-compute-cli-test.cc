@@ -64,6 +64,14 @@ class XvectorCli : public ::testing::Test {
     }
     *os << " ]\n";
   }
+  // Writes utterances "utt0", "utt1", ... of these lengths to feats.txt.
+  void WriteUtterances(const std::vector<int32> &lengths, int32 dim) {
+    std::ostringstream feats;
+    for (size_t u = 0; u < lengths.size(); u++)
+      AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], dim),
+                   &feats);
+    Write("feats.txt", feats.str());
+  }
   std::map<std::string, Vector<BaseFloat> > ReadVectors(const std::string &name) {
     std::map<std::string, Vector<BaseFloat> > out;
     SequentialBaseFloatVectorReader reader("ark,t:" + dir_.File(name));
@@ -145,11 +153,7 @@ class XvectorCli : public ::testing::Test {
 
   void CheckAgainstNaive(const std::vector<int32> &lengths, int32 chunk_size,
                          int32 min_chunk, bool pad, const std::string &opts) {
-    std::ostringstream feats;
-    for (size_t u = 0; u < lengths.size(); u++)
-      AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 4),
-                   &feats);
-    Write("feats.txt", feats.str());
+    WriteUtterances(lengths, 4);
     CommandResult r = Run("nnet3-xvector-compute " + opts +
                           " nnet.raw ark,t:feats.txt ark,t:xvectors.txt");
     ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -345,11 +349,8 @@ TEST_F(XvectorCli, StatisticsPoolingNetworkGivesMeanAndStddev) {
         "left-context=0 right-context=1000 output-stddevs=true\n"
         "component-node name=pool component=pool input=ext\n"
         "output-node name=output input=pool\n");
-  std::ostringstream feats;
   std::vector<int32> lengths = {9, 4};
-  for (size_t u = 0; u < lengths.size(); u++)
-    AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 3), &feats);
-  Write("feats.txt", feats.str());
+  WriteUtterances(lengths, 3);
   CommandResult r = Run(
       "nnet3-init stats.config stats.raw && nnet3-xvector-compute "
       "--chunk-size=5 --min-chunk-size=3 stats.raw ark,t:feats.txt "
@@ -407,11 +408,8 @@ TEST_F(XvectorCli, ReusedCompilationsGiveThePooledStatisticsOfLongUtterances) {
         "left-context=0 right-context=1000 output-stddevs=true\n"
         "component-node name=pool component=pool input=ext\n"
         "output-node name=output input=pool\n");
-  std::ostringstream feats;
   std::vector<int32> lengths = {300, 777, 1200};
-  for (size_t u = 0; u < lengths.size(); u++)
-    AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 3), &feats);
-  Write("feats.txt", feats.str());
+  WriteUtterances(lengths, 3);
   ASSERT_EQ(Run("nnet3-init stats.config stats.raw").exit_status, 0);
   for (const char *reuse : {"true", "false"}) {
     SCOPED_TRACE(reuse);
@@ -467,11 +465,8 @@ TEST_F(XvectorCli, SplicedLayersComputedAsTdnnGiveTheSameXvectors) {
         "left-context=0 right-context=1000 output-stddevs=true\n"
         "component-node name=pool component=pool input=ext\n"
         "output-node name=output input=pool\n");
-  std::ostringstream feats;
   std::vector<int32> lengths = {40, 300, 1200};
-  for (size_t u = 0; u < lengths.size(); u++)
-    AppendMatrix("utt" + std::to_string(u), Utterance(u, lengths[u], 3), &feats);
-  Write("feats.txt", feats.str());
+  WriteUtterances(lengths, 3);
   ASSERT_EQ(Run("nnet3-init splice.config splice.raw").exit_status, 0);
   for (const char *reuse : {"true", "false"}) {
     SCOPED_TRACE(reuse);
