@@ -133,6 +133,7 @@ int Nnet3Compute(int argc, char *argv[]) {
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
+  HeapReleaseAfterCompile heap_release;
   // Utterances computed on the threads, written in input order.
   InOrderRunner<UttJob> runner(
       threads.num_threads, threads.Window(),
@@ -145,6 +146,7 @@ int Nnet3Compute(int argc, char *argv[]) {
         matrix_writer.Write(job->utt, job->output);
         frame_count += job->features->NumRows();
         num_success++;
+        heap_release.Update(compiler.NumCompilations());
       });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {

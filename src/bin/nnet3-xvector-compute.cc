@@ -96,6 +96,7 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   BaseFloatVectorWriter vector_writer(vector_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
+  HeapReleaseAfterCompile heap_release;
   // Utterances computed on the threads, written in input order.
   InOrderRunner<XvectorJob> runner(
       threads.num_threads, threads.Window(),
@@ -122,6 +123,7 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
         vector_writer.Write(job->utt, job->xvector);
         frame_count += job->features->NumRows();
         num_success++;
+        heap_release.Update(computer.NumCompilations());
       });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {

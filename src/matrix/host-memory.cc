@@ -2,6 +2,9 @@
 #include "matrix/host-memory.h"
 
 #include <sys/mman.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -321,6 +324,15 @@ void ReleaseCachedHostBlocks() {
 void SetHostBlockHooks(const HostBlockHooks &hooks) {
   g_mapped_hook.store(hooks.mapped, std::memory_order_release);
   g_unmapping_hook.store(hooks.unmapping, std::memory_order_release);
+}
+
+bool ReleaseFreeHeapPages() {
+#if defined(__GLIBC__) && !defined(NNET3_BLOCKS_FROM_MALLOC)
+  malloc_trim(0);
+  return true;
+#else
+  return false;
+#endif
 }
 
 bool HostBlocksReshape() {

@@ -71,6 +71,14 @@ bool ShrinkHostBlock(void *ptr, size_t old_bytes, size_t new_bytes);
 // by the eviction rule from what is in use now.
 void ReleaseCachedHostBlocks();
 
+// Gives the free pages inside the C heap back to the system (glibc's
+// malloc_trim; returns false and does nothing with other C libraries and
+// under AddressSanitizer). This library never calls it by itself: it is for
+// a program that has just freed many small blocks that live ones keep from
+// being returned (the tools call it after compiling a computation, whose
+// temporaries leave megabytes of holes between the structures kept).
+bool ReleaseFreeHeapPages();
+
 // Whether this build reshapes cached blocks (mapped blocks; false when they
 // come from malloc).
 bool HostBlocksReshape();

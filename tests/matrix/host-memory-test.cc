@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -461,6 +462,56 @@ TEST_F(HostMemoryTest, ResizeKeepingDataDropsTrailingRowsWithoutACopy) {
   again.Resize(500, 310, kCopyData);
   EXPECT_EQ(again(499, 299), 2.0f);
   EXPECT_EQ(again(0, 309), 0.0f);
+}
+
+// Counts the resident pages among the whole pages inside [p, p + bytes).
+size_t ResidentPagesWithin(const char *p, size_t bytes) {
+  const uintptr_t page = 4096,
+                  begin = (reinterpret_cast<uintptr_t>(p) + page - 1) /
+                          page * page,
+                  end = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
+  if (end <= begin) return 0;
+  std::vector<unsigned char> resident((end - begin) / page);
+  if (mincore(reinterpret_cast<void *>(begin), end - begin,
+              resident.data()) != 0)
+    return 0;
+  size_t n = 0;
+  for (unsigned char r : resident) n += r & 1;
+  return n;
+}
+
+TEST_F(HostMemoryTest, FreeHeapPagesBetweenLiveBlocksGoBackToTheSystem) {
+  // Holes of 64 KiB in the C heap, each kept from the heap's top by a small
+  // block that stays: free() alone keeps their pages.
+  const size_t hole = 64 << 10;
+  const int n = 48;
+  std::vector<char *> holes, kept;
+  for (int i = 0; i < n; i++) {
+    holes.push_back(static_cast<char *>(std::malloc(hole)));
+    kept.push_back(static_cast<char *>(std::malloc(64)));
+    std::memset(holes.back(), 1, hole);
+    kept.back()[0] = 1;
+  }
+  std::vector<std::pair<const char *, size_t>> ranges;
+  for (char *h : holes) ranges.emplace_back(h, hole);
+  for (char *h : holes) std::free(h);
+  auto resident = [&]() {
+    size_t pages = 0;
+    for (const auto &r : ranges) pages += ResidentPagesWithin(r.first, r.second);
+    return pages;
+  };
+  const size_t before = resident();
+  if (!ReleaseFreeHeapPages()) {
+    for (char *k : kept) std::free(k);
+    GTEST_SKIP() << "no malloc_trim in this build (not glibc, or "
+                    "AddressSanitizer's allocator)";
+  }
+  const size_t after = resident();
+  for (char *k : kept) std::free(k);
+  // Each hole spans 15 or 16 whole pages; glibc keeps at most the one that
+  // holds its bookkeeping.
+  EXPECT_GE(before, size_t(n) * 14);
+  EXPECT_LE(after, size_t(n) * 2);
 }
 
 }  // namespace
