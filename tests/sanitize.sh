@@ -19,8 +19,8 @@ fuzz_seconds=${FUZZ_SECONDS:-10}
 jobs=$(nproc)
 
 # Debug information: line tables only (file:line in the sanitizers' stack
-# traces is all this stage needs); full -g made objects 60% larger and
-# compiling about 10% slower.
+# traces is all this stage needs); full -g made nnet-computer.cc's object
+# 60% larger and its compile 8% slower (the whole build: 2%).
 debug_flag=-g1
 compiler_args=()
 fuzz=OFF
