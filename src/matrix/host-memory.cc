@@ -23,16 +23,31 @@ namespace {
 constexpr size_t kAlign = 64;
 constexpr size_t kPage = 4096;
 
+// The lengths of the pieces a block is made of, in address order. Each
+// piece lies inside one mapping of the system's (one mmap, or one piece
+// moved by mremap, which moves only what lies inside one mapping); a block
+// whose pages were gathered from several cached blocks has several.
+typedef std::vector<size_t> Pieces;
+
+// A gathered block has at most this many pieces: every piece is a mapping
+// of the system's, and a process may have only so many (vm.max_map_count).
+constexpr size_t kMaxPieces = 32;
+
 struct HostCache {
   struct Block {
     size_t size;
     void *ptr;
+    Pieces pieces;
+  };
+  struct LiveBlock {
+    size_t size;
+    Pieces pieces;
   };
   typedef std::list<Block> BlockList;
   std::mutex mutex;
   BlockList lru;  // cached blocks, least recently freed first
   std::multimap<size_t, BlockList::iterator> by_size;
-  std::unordered_map<void *, size_t> live;  // handed out: block -> size
+  std::unordered_map<void *, LiveBlock> live;  // handed out
   HostBlockStats stats;
   size_t in_use = 0;  // bytes of cacheable-size blocks handed out
   size_t peak_in_use = 0;
@@ -57,6 +72,19 @@ struct HostCache {
     }
     stats.cached_bytes -= block->size;
     lru.erase(block);
+  }
+
+  void Add(Block block) {
+    stats.cached_bytes += block.size;
+    const size_t size = block.size;
+    lru.push_back(std::move(block));
+    by_size.emplace(size, std::prev(lru.end()));
+  }
+
+  void HandOut(void *p, size_t size, Pieces pieces) {
+    live.emplace(p, LiveBlock{size, std::move(pieces)});
+    in_use += size;
+    peak_in_use = std::max(peak_in_use, in_use);
   }
 
   // Takes the least recently freed blocks out of the cache until at least
@@ -188,12 +216,99 @@ void EnforceBound(HostCache &c, std::vector<HostCache::Block> *out) {
   }
 }
 
+namespace {
+
+// Cuts the pieces of a block at byte offset 'at' (inside the block).
+void SplitPieces(const Pieces &pieces, size_t at, Pieces *head, Pieces *tail) {
+  head->clear();
+  tail->clear();
+  size_t offset = 0;
+  for (size_t len : pieces) {
+    if (offset + len <= at) {
+      head->push_back(len);
+    } else if (offset >= at) {
+      tail->push_back(len);
+    } else {
+      head->push_back(at - offset);
+      tail->push_back(offset + len - at);
+    }
+    offset += len;
+  }
+}
+
+// Maps a block of 'size' bytes whose first bytes are the pages of 'parts'
+// (blocks taken out of the cache, together at most 'size' bytes), moved
+// there in order without copying; the rest of it is fresh pages. *pieces
+// gets the new block's pieces. If the system refuses to move a piece, the
+// parts not moved (whole, or what is left of one) go to *unmoved and the
+// rest of the block is fresh pages. nullptr if no block could be made (the
+// parts moved by then are given back to the system).
+void *GatherPages(size_t size, const std::vector<HostCache::Block> &parts,
+                  Pieces *pieces, std::vector<HostCache::Block> *unmoved) {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  (void)size;
+  (void)parts;
+  (void)pieces;
+  (void)unmoved;
+  return nullptr;
+#else
+  void *dst = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (dst == MAP_FAILED) {
+    unmoved->insert(unmoved->end(), parts.begin(), parts.end());
+    return nullptr;
+  }
+  char *base = static_cast<char *>(dst);
+  size_t filled = 0;
+  bool failed = false;
+  pieces->clear();
+  for (const HostCache::Block &part : parts) {
+    if (failed) {
+      unmoved->push_back(part);
+      continue;
+    }
+    char *src = static_cast<char *>(part.ptr);
+    size_t done = 0, i = 0;
+    for (; i < part.pieces.size(); i++) {
+      const size_t len = part.pieces[i];
+      if (mremap(src + done, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+                 base + filled) == MAP_FAILED) {
+        failed = true;
+        break;
+      }
+      pieces->push_back(len);
+      done += len;
+      filled += len;
+    }
+    if (failed && done < part.size)
+      unmoved->push_back(HostCache::Block{
+          part.size - done, src + done,
+          Pieces(part.pieces.begin() + i, part.pieces.end())});
+  }
+  if (filled < size) {
+    // A failed move may have unmapped its destination: map the rest anew.
+    if (failed && mmap(base + filled, size - filled, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                       0) == MAP_FAILED) {
+      munmap(dst, size);
+      return nullptr;
+    }
+    pieces->push_back(size - filled);
+  }
+  return dst;
+#endif
+}
+
+}  // namespace
+
 void *AllocateHostBlock(size_t bytes) {
   if (bytes < kMinCachedBytes) return HeapAlloc(bytes == 0 ? kAlign : bytes);
   const size_t size = CachedSize(bytes);
   HostCache &c = Cache();
-  std::vector<HostCache::Block> evicted;
+  std::vector<HostCache::Block> evicted, parts;
   void *reshaped = nullptr;
+  bool gather = false;
+  const bool movable = HostBlockPagesMove();
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     // The smallest cached block that fits, if it wastes at most a quarter
@@ -201,52 +316,135 @@ void *AllocateHostBlock(size_t bytes) {
     auto it = c.by_size.lower_bound(size);
     if (it != c.by_size.end() && it->first - size <= it->first / 4) {
       auto block = it->second;
-      const size_t block_size = block->size;
       void *p = block->ptr;
+      HostCache::Block taken = std::move(*block);
       c.Forget(block);
-      c.live.emplace(p, block_size);
-      c.in_use += block_size;
-      c.peak_in_use = std::max(c.peak_in_use, c.in_use);
+      c.HandOut(p, taken.size, std::move(taken.pieces));
       c.stats.reuses++;
       return p;
     }
-    c.in_use += size;
-    c.peak_in_use = std::max(c.peak_in_use, c.in_use);
     c.slack = std::max(c.slack, HostBlocksReshape() ? size / 2 : size);
     c.half_largest = std::max(c.half_largest, size / 2);
-    // None of about this size: reshape the cached block closest in size
-    // (the smallest larger one or the largest smaller one) rather than map
-    // new pages, so that what the cache holds follows what the program uses
-    // whatever sizes follow each other (a minibatch's forward and backward
-    // matrices differ in size); only the pages a block grows by are fresh.
-    // Except that a block is not shrunk while a new block keeps what is
-    // held within the peak plus half the largest block: a small request
-    // would otherwise take the pages of a large block that the next large
-    // request maps afresh (a chunk of inference allocating a small matrix
-    // between large ones did that on every chunk).
-    if (!c.by_size.empty()) {
-      auto pick = it;
-      if (pick == c.by_size.end()) {
-        pick = std::prev(it);
-      } else if (it != c.by_size.begin()) {
-        auto smaller = std::prev(it);
-        if (size - smaller->first < pick->first - size) pick = smaller;
+    if (movable && it != c.by_size.end()) {
+      // A larger block: its head serves the request and its tail stays
+      // cached. The pages stay where they are; a later larger request
+      // gathers them again.
+      auto block = it->second;
+      HostCache::Block taken = std::move(*block);
+      c.Forget(block);
+      Pieces head, tail;
+      SplitPieces(taken.pieces, size, &head, &tail);
+      c.Add(HostCache::Block{taken.size - size,
+                             static_cast<char *>(taken.ptr) + size,
+                             std::move(tail)});
+      c.HandOut(taken.ptr, size, std::move(head));
+      c.stats.splits++;
+      return taken.ptr;
+    }
+    if (movable && !c.by_size.empty()) {
+      // Every cached block is smaller: gather the pages of the largest ones
+      // (as many as it takes) into the new block, so that only what they
+      // lack is fresh. What is held then never grows while the cache holds
+      // enough, whatever sizes follow each other. A block whose pieces
+      // would take the new one past kMaxPieces is given back instead and
+      // its share mapped afresh: the pieces of blocks cut and gathered
+      // again and again would otherwise keep multiplying.
+      std::vector<HostCache::BlockList::iterator> chosen;
+      size_t got = 0;
+      for (auto r = c.by_size.rbegin(); r != c.by_size.rend() && got < size;
+           ++r) {
+        chosen.push_back(r->second);
+        got += r->first;
       }
-      const bool shrinks = pick->first > size,
-                 fits = c.in_use + c.stats.cached_bytes <=
-                        c.peak_in_use + c.half_largest;
-      if (!(shrinks && fits)) {
-        const auto block = pick->second;
-        reshaped = BlockResize(block->ptr, block->size, size);
-        if (reshaped != nullptr) {
-          c.Forget(block);
-          c.live.emplace(reshaped, size);
-          c.stats.reshapes++;
+      size_t num_pieces = 0;
+      for (size_t i = 0; i < chosen.size(); i++) {
+        HostCache::Block taken = std::move(*chosen[i]);
+        c.Forget(chosen[i]);
+        if (i + 1 == chosen.size() && got > size) {
+          // Only the head of the last one is needed.
+          const size_t keep = taken.size - (got - size);
+          Pieces head, tail;
+          SplitPieces(taken.pieces, keep, &head, &tail);
+          c.Add(HostCache::Block{taken.size - keep,
+                                 static_cast<char *>(taken.ptr) + keep,
+                                 std::move(tail)});
+          taken.size = keep;
+          taken.pieces = std::move(head);
+        }
+        if (num_pieces + taken.pieces.size() >= kMaxPieces) {
+          evicted.push_back(std::move(taken));
+        } else {
+          num_pieces += taken.pieces.size();
+          parts.push_back(std::move(taken));
         }
       }
+      gather = true;
     }
-    EnforceBound(c, &evicted);
-    if (reshaped == nullptr) c.stats.heap_allocations++;
+    if (!gather) {
+      // None of about this size and no pages to move: reshape the cached
+      // block closest in size (the smallest larger one or the largest
+      // smaller one) rather than map new pages, so that what the cache
+      // holds follows what the program uses whatever sizes follow each
+      // other; only the pages a block grows by are fresh. Except that a
+      // block is not shrunk while a new block keeps what is held within
+      // the peak plus half the largest block: a small request would
+      // otherwise take the pages of a large block that the next large
+      // request maps afresh. (Blocks made of several pieces cannot be
+      // reshaped; they serve requests as they are, or go.)
+      c.in_use += size;
+      c.peak_in_use = std::max(c.peak_in_use, c.in_use);
+      if (!c.by_size.empty()) {
+        auto pick = it;
+        if (pick == c.by_size.end()) {
+          pick = std::prev(it);
+        } else if (it != c.by_size.begin()) {
+          auto smaller = std::prev(it);
+          if (size - smaller->first < pick->first - size) pick = smaller;
+        }
+        const bool shrinks = pick->first > size,
+                   fits = c.in_use + c.stats.cached_bytes <=
+                          c.peak_in_use + c.half_largest;
+        const auto block = pick->second;
+        if (!(shrinks && fits) && block->pieces.size() == 1) {
+          reshaped = BlockResize(block->ptr, block->size, size);
+          if (reshaped != nullptr) {
+            if (size > block->size) c.stats.fresh_bytes += size - block->size;
+            c.Forget(block);
+            c.live.emplace(reshaped, HostCache::LiveBlock{size, {size}});
+            c.stats.reshapes++;
+          }
+        }
+      }
+      EnforceBound(c, &evicted);
+      if (reshaped == nullptr) {
+        c.stats.heap_allocations++;
+        c.stats.fresh_bytes += size;
+      }
+    }
+  }
+  if (gather) {
+    Pieces pieces;
+    std::vector<HostCache::Block> unmoved;
+    size_t gathered = 0;
+    for (const HostCache::Block &b : parts) gathered += b.size;
+    FreeBlocks(evicted);  // before any fresh page is mapped
+    evicted.clear();
+    void *p = GatherPages(size, parts, &pieces, &unmoved);
+    {
+      std::lock_guard<std::mutex> lock(c.mutex);
+      for (const HostCache::Block &b : unmoved) c.Add(b);
+      if (p == nullptr) throw std::bad_alloc();
+      c.HandOut(p, size, std::move(pieces));
+      c.stats.gathers++;
+      for (const HostCache::Block &b : unmoved) gathered -= b.size;
+      c.stats.fresh_bytes += size - gathered;
+      if (gathered < size) {
+        c.stats.heap_allocations++;
+        EnforceBound(c, &evicted);
+      }
+    }
+    FreeBlocks(evicted);
+    return p;
   }
   FreeBlocks(evicted);
   if (reshaped != nullptr) return reshaped;
@@ -259,7 +457,7 @@ void *AllocateHostBlock(size_t bytes) {
     throw;
   }
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.live.emplace(p, size);
+  c.live.emplace(p, HostCache::LiveBlock{size, {size}});
   return p;
 }
 
@@ -273,16 +471,22 @@ void FreeHostBlock(void *ptr, size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     auto it = c.live.find(ptr);
-    const size_t size = it != c.live.end() ? it->second : CachedSize(bytes);
-    if (it != c.live.end()) c.live.erase(it);
-    c.in_use -= std::min(c.in_use, size);
-    if (c.stats.cached_bytes + size <= kMaxCachedBytes) {
-      c.lru.push_back(HostCache::Block{size, ptr});
-      c.by_size.emplace(size, std::prev(c.lru.end()));
-      c.stats.cached_bytes += size;
+    HostCache::Block block;
+    block.ptr = ptr;
+    if (it != c.live.end()) {
+      block.size = it->second.size;
+      block.pieces = std::move(it->second.pieces);
+      c.live.erase(it);
+    } else {
+      block.size = CachedSize(bytes);
+      block.pieces.assign(1, block.size);
+    }
+    c.in_use -= std::min(c.in_use, block.size);
+    if (c.stats.cached_bytes + block.size <= kMaxCachedBytes) {
+      c.Add(std::move(block));
       return;
     }
-    bytes = size;
+    bytes = block.size;
   }
   BlockFree(ptr, bytes);
 }
@@ -295,14 +499,18 @@ bool ShrinkHostBlock(void *ptr, size_t old_bytes, size_t new_bytes) {
   std::lock_guard<std::mutex> lock(c.mutex);
   auto it = c.live.find(ptr);
   if (it == c.live.end()) return false;
-  const size_t size = it->second, new_size = CachedSize(new_bytes);
+  const size_t size = it->second.size, new_size = CachedSize(new_bytes);
   if (new_size >= size) return true;
   // Under AddressSanitizer the block stays as malloc gave it; only its
-  // recorded size (what the cache reuses it for) goes down.
+  // recorded size (what the cache reuses it for) goes down. (Shrinking
+  // unmaps the tail whatever mappings it spans.)
   if (HostBlocksReshape() &&
       BlockResize(ptr, size, new_size, /*in_place=*/true) == nullptr)
     return false;
-  it->second = new_size;
+  Pieces head, tail;
+  SplitPieces(it->second.pieces, new_size, &head, &tail);
+  it->second.size = new_size;
+  it->second.pieces = std::move(head);
   c.in_use -= std::min(c.in_use, size - new_size);
   return true;
 }
@@ -340,6 +548,17 @@ bool HostBlocksReshape() {
   return false;
 #else
   return true;
+#endif
+}
+
+// A GPU backend pins each block as the range it was mapped with, so with
+// hooks set blocks keep their mappings and are only reshaped.
+bool HostBlockPagesMove() {
+#ifdef NNET3_BLOCKS_FROM_MALLOC
+  return false;
+#else
+  return g_mapped_hook.load(std::memory_order_acquire) == nullptr &&
+         g_unmapping_hook.load(std::memory_order_acquire) == nullptr;
 #endif
 }
 

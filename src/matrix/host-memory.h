@@ -20,20 +20,29 @@
 //    64 as well);
 //  - the cache holds at most kMaxCachedBytes; a block freed beyond that is
 //    returned to the system;
-//  - when no cached block is within that quarter, the cached block
-//    closest in size (the smallest larger one or the largest smaller one)
-//    is reshaped to the request with mremap: shrinking gives its tail pages
-//    back, growing maps fresh pages only for the part added. So the blocks
-//    of one phase of a loop serve the different sizes of the next (a
-//    minibatch's forward and backward matrices) instead of the cache
-//    keeping blocks of every size the loop ever had at once. A cached
-//    block is not shrunk, though, while a new block keeps the bytes held
-//    within the peak plus half the largest block handed out: a small
-//    request between large ones (a chunk's first spliced input) then gets
-//    pages of its own instead of cutting down a large block that the next
-//    large request would grow again. Otherwise new pages are mapped only
-//    when the cache is empty. (Builds whose blocks come from malloc, under
-//    AddressSanitizer, do not reshape: HostBlocksReshape());
+//  - when no cached block is within that quarter, and pages may be moved
+//    (HostBlockPagesMove(): mapped blocks, no hooks), the request is
+//    served from cached pages before any fresh ones: by the head of the
+//    smallest larger block (its tail stays cached), or, when every cached
+//    block is smaller, by a new block into which the pages of the largest
+//    ones are moved with mremap (no copy, no zeroing; at most kMaxPieces
+//    mappings per block), fresh pages making up only what they lack. So
+//    what is held never grows beyond the peak of what is handed out at one
+//    time: the output of a chunk takes the pages its first layers used,
+//    and a minibatch's backward pass the pages of its forward one;
+//  - with hooks set (a GPU backend pins every block as it was mapped) or
+//    blocks from malloc, pages stay in the block they were mapped for:
+//    the cached block closest in size (the smallest larger one or the
+//    largest smaller one) is reshaped to the request with mremap:
+//    shrinking gives its tail pages back, growing maps fresh pages only
+//    for the part added. A cached block is not shrunk, though, while a new
+//    block keeps the bytes held within the peak plus half the largest
+//    block handed out: a small request between large ones (a chunk's first
+//    spliced input) then gets pages of its own instead of cutting down a
+//    large block that the next large request would grow again. Otherwise
+//    new pages are mapped only when the cache is empty. (Builds whose
+//    blocks come from malloc, under AddressSanitizer, do not reshape:
+//    HostBlocksReshape());
 //  - the bytes held in cacheable-size blocks (handed out plus cached) never
 //    exceed the peak of the bytes handed out at one time plus a slack
 //    (since the last ReleaseCachedHostBlocks): an allocation that is not
@@ -82,12 +91,18 @@ bool ReleaseFreeHeapPages();
 // Whether this build reshapes cached blocks (mapped blocks; false when they
 // come from malloc).
 bool HostBlocksReshape();
+// Whether cached pages are moved between blocks now: blocks are mapped and
+// no hooks are set.
+bool HostBlockPagesMove();
 
 struct HostBlockStats {
   size_t cached_bytes = 0;     // held in the cache now
   size_t reuses = 0;           // allocations served from the cache
   size_t heap_allocations = 0; // cacheable-size allocations that reached malloc
   size_t reshapes = 0;         // allocations served by resizing a cached block
+  size_t splits = 0;    // allocations served by the head of a larger block
+  size_t gathers = 0;   // allocations served by moving cached pages together
+  size_t fresh_bytes = 0;  // bytes of fresh pages mapped for allocations
 };
 HostBlockStats GetHostBlockStats();
 
