@@ -3,8 +3,8 @@
 // (--apply-exp, --use-priors, --use-gpu, the iVector inputs), reading the
 // network ready for inference (test-mode BatchNorm and dropout, collapsed),
 // and looking up each utterance's iVector inputs; also, for them and the
-// x-vector tool, the spliced-affine option and giving the compiler's freed
-// heap back. The tools then differ only in how they compute.
+// x-vector tool, the spliced-affine option. The tools then differ only in
+// how they compute.
 // Invariants: the options are checked (Check) before any input is read; an
 // utterance whose iVector input is missing is reported once as a warning
 // and skipped, as Kaldi's tools do; so is an utterance with no frames.
@@ -13,7 +13,6 @@
 
 #include <string>
 
-#include "matrix/host-memory.h"
 #include "matrix/table-types.h"
 #include "nnet3/nnet/nnet-splice-tdnn.h"
 #include "nnet3/nnet/nnet.h"
@@ -49,23 +48,6 @@ void ComputeSplicedAffinesForTool(int32 min_dim, Nnet *nnet);
 void ReadInferenceNnet(const std::string &rxfilename,
                        const InferenceToolOptions &opts, Nnet *nnet,
                        Vector<BaseFloat> *priors);
-
-// Gives the C heap's free pages back (ReleaseFreeHeapPages) once after
-// each compilation. A 512-frame request leaves megabytes of the compiler's
-// temporaries free between the structures it keeps, which glibc would hold
-// for the rest of the run. The tools call Update with their compiler's
-// count of compilations after writing each output.
-class HeapReleaseAfterCompile {
- public:
-  void Update(int64 num_compilations) {
-    if (num_compilations == seen_) return;
-    seen_ = num_compilations;
-    ReleaseFreeHeapPages();
-  }
-
- private:
-  int64 seen_ = 0;
-};
 
 // The inputs of each utterance besides its features: the iVectors.
 class InferenceInputs {

@@ -15,6 +15,7 @@
 #include "bin/inference-tool.h"
 #include "bin/utt-threads.h"
 #include "base/timer.h"
+#include "matrix/host-memory.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "util/stream.h"
@@ -117,6 +118,9 @@ int Nnet3Compute(int argc, char *argv[]) {
 
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      opts.compiler_config);
+  // A 512-frame request leaves megabytes of the compiler's temporaries
+  // free between the structures it keeps; glibc would keep them resident.
+  compiler.SetAfterCompile([] { ReleaseFreeHeapPages(); });
   if (!cache_rxfilename.empty()) {
     struct stat st;
     if (ClassifyRxfilename(cache_rxfilename) == kFileInput &&
@@ -133,7 +137,6 @@ int Nnet3Compute(int argc, char *argv[]) {
   BaseFloatMatrixWriter matrix_writer(matrix_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
-  HeapReleaseAfterCompile heap_release;
   // Utterances computed on the threads, written in input order.
   InOrderRunner<UttJob> runner(
       threads.num_threads, threads.Window(),
@@ -146,7 +149,6 @@ int Nnet3Compute(int argc, char *argv[]) {
         matrix_writer.Write(job->utt, job->output);
         frame_count += job->features->NumRows();
         num_success++;
-        heap_release.Update(compiler.NumCompilations());
       });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {

@@ -13,6 +13,7 @@
 #include "bin/utt-threads.h"
 #include "cudamatrix/cu-device.h"
 #include "base/timer.h"
+#include "matrix/host-memory.h"
 #include "matrix/table-types.h"
 #include "nnet3/compute/decodable-simple.h"
 #include "nnet3/compute/xvector.h"
@@ -87,8 +88,12 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   ComputeSplicedAffinesForTool(spliced_affine_min_dim, &nnet);
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      compiler_config);
+  // The compiler's freed temporaries go back to the system after each
+  // compilation: the plan's (made here) and the ordinary compiler's.
+  compiler.SetAfterCompile([] { ReleaseFreeHeapPages(); });
   XvectorComputer computer(xvector_opts, nnet, &compiler,
                            opts.optimize_config, compiler_config);
+  ReleaseFreeHeapPages();
   if (xvector_opts.reuse_compilation && !computer.Plan()->Applies())
     NNET3_LOG << "Not reusing compilations across chunk lengths: "
               << computer.Plan()->WhyNot();
@@ -96,7 +101,6 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   BaseFloatVectorWriter vector_writer(vector_wspecifier);
   int32 num_success = 0, num_fail = 0;
   int64 frame_count = 0;
-  HeapReleaseAfterCompile heap_release;
   // Utterances computed on the threads, written in input order.
   InOrderRunner<XvectorJob> runner(
       threads.num_threads, threads.Window(),
@@ -123,7 +127,6 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
         vector_writer.Write(job->utt, job->xvector);
         frame_count += job->features->NumRows();
         num_success++;
-        heap_release.Update(computer.NumCompilations());
       });
   SequentialBaseFloatMatrixReader feature_reader(feature_rspecifier);
   for (; !feature_reader.Done(); feature_reader.Next()) {

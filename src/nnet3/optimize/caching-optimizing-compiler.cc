@@ -191,15 +191,22 @@ std::shared_ptr<const NnetComputation> CachingOptimizingCompiler::Compile(
     in_flight_done_.notify_all();
     throw;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  num_compilations_++;
-  compile_seconds_ += seconds;
-  in_flight_.erase(request);
-  in_flight_done_.notify_all();
-  auto it = cache_.find(request);
-  if (it != cache_.end()) return it->second.computation;
-  InsertLocked(request, computation);
-  return computation;
+  std::shared_ptr<const NnetComputation> result = computation;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    num_compilations_++;
+    compile_seconds_ += seconds;
+    in_flight_.erase(request);
+    in_flight_done_.notify_all();
+    auto it = cache_.find(request);
+    if (it != cache_.end())
+      result = it->second.computation;
+    else
+      InsertLocked(request, computation);
+  }
+  computation.reset();
+  if (after_compile_) after_compile_();
+  return result;
 }
 
 void CachingOptimizingCompiler::InsertLocked(

@@ -28,6 +28,7 @@
 #define NNET3_NNET3_OPTIMIZE_CACHING_OPTIMIZING_COMPILER_H_
 
 #include <condition_variable>
+#include <functional>
 #include <istream>
 #include <list>
 #include <memory>
@@ -36,6 +37,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "nnet3/compile/compiler.h"
 #include "nnet3/compile/request.h"
@@ -70,6 +72,15 @@ class CachingOptimizingCompiler {
 
   // Left and right context of the network (computed once).
   void GetSimpleNnetContext(int32 *left_context, int32 *right_context);
+
+  // Called (outside the cache's lock, in the compiling thread) after each
+  // computation this object compiles, before Compile() returns it; null (the
+  // default) calls nothing. Tools give the compiler's freed temporaries
+  // back to the system here (ReleaseFreeHeapPages), before the computation
+  // they were made for allocates its matrices. Set before compiling.
+  void SetAfterCompile(std::function<void()> after_compile) {
+    after_compile_ = std::move(after_compile);
+  }
 
   int64 NumCompilations() const;
   int64 NumHits() const;
@@ -118,6 +129,7 @@ class CachingOptimizingCompiler {
                     const std::shared_ptr<const NnetComputation> &computation);
 
   const Nnet &nnet_;
+  std::function<void()> after_compile_;
   NnetOptimizeOptions opt_config_;
   CachingOptimizingCompilerOptions config_;
   std::string structure_key_;

@@ -7,7 +7,7 @@
 // unparseable cache is an error naming the file; an entry that parses but
 // does not validate is dropped with one warning and recompiled; see
 // validate-test.cc for the validation itself), the time of a hit, and
-// concurrent use from four threads.
+// concurrent use from four threads; the after-compile callback.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,6 +106,29 @@ TEST(CachingOptimizingCompiler, SameRequestTwiceIsOneCompilationAndOneHit) {
   compiler.GetSimpleNnetContext(&left, &right);
   EXPECT_EQ(left, 2);
   EXPECT_EQ(right, 2);
+}
+
+// The after-compile callback runs once per compilation, after the result
+// is cached (a hit from inside it finds it), and never for a hit.
+TEST(CachingOptimizingCompiler, AfterCompileRunsOncePerCompilation) {
+  Nnet nnet = NnetFromConfigString(Config(4));
+  CachingOptimizingCompiler compiler(nnet);
+  int calls = 0;
+  int64 hits_seen_inside = -1;
+  compiler.SetAfterCompile([&]() {
+    calls++;
+    hits_seen_inside = compiler.NumHits();
+    compiler.Compile(MakeRequest(5));  // must not compile again
+  });
+  compiler.Compile(MakeRequest(5));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(hits_seen_inside, 0);
+  EXPECT_EQ(compiler.NumHits(), 1);
+  compiler.Compile(MakeRequest(5));
+  EXPECT_EQ(calls, 1);
+  compiler.Compile(MakeRequest(6));
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(compiler.NumCompilations(), 2);
 }
 
 TEST(CachingOptimizingCompiler, EvictsTheLeastRecentlyUsed) {
