@@ -88,8 +88,9 @@ int Nnet3XvectorCompute(int argc, char *argv[]) {
   ComputeSplicedAffinesForTool(spliced_affine_min_dim, &nnet);
   CachingOptimizingCompiler compiler(nnet, opts.optimize_config,
                                      compiler_config);
-  // The compiler's freed temporaries go back to the system after each
-  // compilation: the plan's (made here) and the ordinary compiler's.
+  // The compilers' freed temporaries go back to the system: after each
+  // compilation of the ordinary compiler (the callback), and after the
+  // plan's two, which its constructor makes (the call below it).
   compiler.SetAfterCompile([] { ReleaseFreeHeapPages(); });
   XvectorComputer computer(xvector_opts, nnet, &compiler,
                            opts.optimize_config, compiler_config);
