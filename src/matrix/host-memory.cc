@@ -33,21 +33,35 @@ typedef std::vector<size_t> Pieces;
 // of the system's, and a process may have only so many (vm.max_map_count).
 constexpr size_t kMaxPieces = 32;
 
+// Cuts the pieces of a block at byte offset 'at' (inside the block).
+void SplitPieces(const Pieces &pieces, size_t at, Pieces *head, Pieces *tail) {
+  head->clear();
+  tail->clear();
+  size_t offset = 0;
+  for (size_t len : pieces) {
+    if (offset + len <= at) {
+      head->push_back(len);
+    } else if (offset >= at) {
+      tail->push_back(len);
+    } else {
+      head->push_back(at - offset);
+      tail->push_back(offset + len - at);
+    }
+    offset += len;
+  }
+}
+
 struct HostCache {
   struct Block {
     size_t size;
     void *ptr;
     Pieces pieces;
   };
-  struct LiveBlock {
-    size_t size;
-    Pieces pieces;
-  };
   typedef std::list<Block> BlockList;
   std::mutex mutex;
   BlockList lru;  // cached blocks, least recently freed first
   std::multimap<size_t, BlockList::iterator> by_size;
-  std::unordered_map<void *, LiveBlock> live;  // handed out
+  std::unordered_map<void *, Block> live;  // handed out, by address
   HostBlockStats stats;
   size_t in_use = 0;  // bytes of cacheable-size blocks handed out
   size_t peak_in_use = 0;
@@ -81,10 +95,31 @@ struct HostCache {
     by_size.emplace(size, std::prev(lru.end()));
   }
 
-  void HandOut(void *p, size_t size, Pieces pieces) {
-    live.emplace(p, LiveBlock{size, std::move(pieces)});
-    in_use += size;
+  // Takes a cached block out of the cache.
+  Block Take(BlockList::iterator block) {
+    Block taken = std::move(*block);
+    Forget(block);
+    return taken;
+  }
+
+  // The first 'keep' bytes of a block taken out of the cache (0 < keep <
+  // its size); the rest goes back to the cache as a block of its own (its
+  // pages stay where they are).
+  Block CutHead(Block block, size_t keep) {
+    Pieces head, tail;
+    SplitPieces(block.pieces, keep, &head, &tail);
+    Add(Block{block.size - keep, static_cast<char *>(block.ptr) + keep,
+              std::move(tail)});
+    return Block{keep, block.ptr, std::move(head)};
+  }
+
+  // Records a block as handed out; returns its address.
+  void *HandOut(Block block) {
+    void *p = block.ptr;
+    in_use += block.size;
     peak_in_use = std::max(peak_in_use, in_use);
+    live.emplace(p, std::move(block));
+    return p;
   }
 
   // Takes the least recently freed blocks out of the cache until at least
@@ -218,24 +253,6 @@ void EnforceBound(HostCache &c, std::vector<HostCache::Block> *out) {
 
 namespace {
 
-// Cuts the pieces of a block at byte offset 'at' (inside the block).
-void SplitPieces(const Pieces &pieces, size_t at, Pieces *head, Pieces *tail) {
-  head->clear();
-  tail->clear();
-  size_t offset = 0;
-  for (size_t len : pieces) {
-    if (offset + len <= at) {
-      head->push_back(len);
-    } else if (offset >= at) {
-      tail->push_back(len);
-    } else {
-      head->push_back(at - offset);
-      tail->push_back(offset + len - at);
-    }
-    offset += len;
-  }
-}
-
 // Maps a block of 'size' bytes whose first bytes are the pages of 'parts'
 // (blocks taken out of the cache, together at most 'size' bytes), moved
 // there in order without copying; the rest of it is fresh pages. *pieces
@@ -315,13 +332,8 @@ void *AllocateHostBlock(size_t bytes) {
     // of itself.
     auto it = c.by_size.lower_bound(size);
     if (it != c.by_size.end() && it->first - size <= it->first / 4) {
-      auto block = it->second;
-      void *p = block->ptr;
-      HostCache::Block taken = std::move(*block);
-      c.Forget(block);
-      c.HandOut(p, taken.size, std::move(taken.pieces));
       c.stats.reuses++;
-      return p;
+      return c.HandOut(c.Take(it->second));
     }
     c.slack = std::max(c.slack, HostBlocksReshape() ? size / 2 : size);
     c.half_largest = std::max(c.half_largest, size / 2);
@@ -329,17 +341,8 @@ void *AllocateHostBlock(size_t bytes) {
       // A larger block: its head serves the request and its tail stays
       // cached. The pages stay where they are; a later larger request
       // gathers them again.
-      auto block = it->second;
-      HostCache::Block taken = std::move(*block);
-      c.Forget(block);
-      Pieces head, tail;
-      SplitPieces(taken.pieces, size, &head, &tail);
-      c.Add(HostCache::Block{taken.size - size,
-                             static_cast<char *>(taken.ptr) + size,
-                             std::move(tail)});
-      c.HandOut(taken.ptr, size, std::move(head));
       c.stats.splits++;
-      return taken.ptr;
+      return c.HandOut(c.CutHead(c.Take(it->second), size));
     }
     if (movable && !c.by_size.empty()) {
       // Every cached block is smaller: gather the pages of the largest ones
@@ -358,19 +361,9 @@ void *AllocateHostBlock(size_t bytes) {
       }
       size_t num_pieces = 0;
       for (size_t i = 0; i < chosen.size(); i++) {
-        HostCache::Block taken = std::move(*chosen[i]);
-        c.Forget(chosen[i]);
-        if (i + 1 == chosen.size() && got > size) {
-          // Only the head of the last one is needed.
-          const size_t keep = taken.size - (got - size);
-          Pieces head, tail;
-          SplitPieces(taken.pieces, keep, &head, &tail);
-          c.Add(HostCache::Block{taken.size - keep,
-                                 static_cast<char *>(taken.ptr) + keep,
-                                 std::move(tail)});
-          taken.size = keep;
-          taken.pieces = std::move(head);
-        }
+        HostCache::Block taken = c.Take(chosen[i]);
+        if (i + 1 == chosen.size() && got > size)  // only its head is needed
+          taken = c.CutHead(std::move(taken), taken.size - (got - size));
         if (num_pieces + taken.pieces.size() >= kMaxPieces) {
           evicted.push_back(std::move(taken));
         } else {
@@ -410,7 +403,7 @@ void *AllocateHostBlock(size_t bytes) {
           if (reshaped != nullptr) {
             if (size > block->size) c.stats.fresh_bytes += size - block->size;
             c.Forget(block);
-            c.live.emplace(reshaped, HostCache::LiveBlock{size, {size}});
+            c.live.emplace(reshaped, HostCache::Block{size, reshaped, {size}});
             c.stats.reshapes++;
           }
         }
@@ -434,7 +427,7 @@ void *AllocateHostBlock(size_t bytes) {
       std::lock_guard<std::mutex> lock(c.mutex);
       for (const HostCache::Block &b : unmoved) c.Add(b);
       if (p == nullptr) throw std::bad_alloc();
-      c.HandOut(p, size, std::move(pieces));
+      c.HandOut(HostCache::Block{size, p, std::move(pieces)});
       c.stats.gathers++;
       for (const HostCache::Block &b : unmoved) gathered -= b.size;
       c.stats.fresh_bytes += size - gathered;
@@ -457,7 +450,7 @@ void *AllocateHostBlock(size_t bytes) {
     throw;
   }
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.live.emplace(p, HostCache::LiveBlock{size, {size}});
+  c.live.emplace(p, HostCache::Block{size, p, {size}});
   return p;
 }
 
@@ -472,14 +465,11 @@ void FreeHostBlock(void *ptr, size_t bytes) {
     std::lock_guard<std::mutex> lock(c.mutex);
     auto it = c.live.find(ptr);
     HostCache::Block block;
-    block.ptr = ptr;
     if (it != c.live.end()) {
-      block.size = it->second.size;
-      block.pieces = std::move(it->second.pieces);
+      block = std::move(it->second);
       c.live.erase(it);
     } else {
-      block.size = CachedSize(bytes);
-      block.pieces.assign(1, block.size);
+      block = HostCache::Block{CachedSize(bytes), ptr, {CachedSize(bytes)}};
     }
     c.in_use -= std::min(c.in_use, block.size);
     if (c.stats.cached_bytes + block.size <= kMaxCachedBytes) {
