@@ -3,7 +3,9 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer in a separate build
 # directory (CPU backend only), runs the test suite there, and, when the
 # compiler is clang, also builds the libFuzzer targets in the same build
-# (NNET3_FUZZ=ON) and runs each for a few seconds from its stored corpus.
+# (NNET3_FUZZ=ON) and runs each for a few seconds from its stored corpus,
+# as many at once as there are cores (FUZZ_JOBS), linking with lld when
+# it is installed.
 #   tests/sanitize.sh                       build in ./build-asan, run
 #   BUILD_DIR=... tests/sanitize.sh         another build directory
 #   FUZZ_SECONDS=0 tests/sanitize.sh        no fuzzing (default 10 s each)
@@ -28,6 +30,13 @@ if command -v clang++ >/dev/null 2>&1 && command -v clang >/dev/null 2>&1; then
   compiler_args=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang)
   debug_flag=-gline-tables-only
   fuzz=ON
+  # lld links an ASan binary about four times faster than ld.bfd (0.2
+  # against 0.8 s for nnet3-train), and this stage links some 200 of them.
+  if command -v ld.lld >/dev/null 2>&1; then
+    compiler_args+=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
+                    -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld
+                    -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld)
+  fi
 fi
 compiler_args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 $debug_flag -DNDEBUG"
                 "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 $debug_flag -DNDEBUG")
@@ -57,6 +66,7 @@ echo "sanitize: tests took $((SECONDS - start)) s" >&2
 
 if [[ $fuzz == ON && $fuzz_seconds -gt 0 ]]; then
   start=$SECONDS
-  "$root/tests/fuzz/run-fuzz.sh" "$build" "$fuzz_seconds"
+  FUZZ_JOBS=${FUZZ_JOBS:-$jobs} \
+    "$root/tests/fuzz/run-fuzz.sh" "$build" "$fuzz_seconds"
   echo "sanitize: fuzzing took $((SECONDS - start)) s" >&2
 fi
