@@ -428,19 +428,49 @@ void NaturalGradientAffineComponent::Update(
     const std::string &debug_info, const CuMatrixBase<BaseFloat> &in_value,
     const CuMatrixBase<BaseFloat> &out_deriv) {
   (void)debug_info;
-  const int32 num_rows = in_value.NumRows(), input_dim = in_value.NumCols();
-  // The input with a column of ones appended: the bias is the weight of that
-  // column, so the input-side preconditioner sees it too.
+  const int32 num_rows = in_value.NumRows(), input_dim = in_value.NumCols(),
+              output_dim = out_deriv.NumCols();
+  // Nothing to learn from no rows (and the preconditioners do not count
+  // such a call).
+  if (num_rows == 0) return;
+  CuMatrix<BaseFloat> out_deriv_temp(out_deriv);
+  BaseFloat in_scale, out_scale;
+  // The input-side preconditioner works on [in_value, 1]: the bias is the
+  // weight of the column of ones. Forming that matrix costs a copy of the
+  // input and a pass that subtracts H W (H = [in_value, 1] W^T, rank
+  // columns) from it. Without forming it ([in_value, 1] - H W stays
+  // implicit), the gradient is, with Q = H^T out_deriv_temp,
+  //   linear: out_deriv_temp^T in_value - Q^T W(:, 0..input_dim)
+  //   bias:   out_deriv_temp^T 1        - Q^T W(:, input_dim),
+  // where Q and the correction cost about rank x output-dim x (rows +
+  // input-dim) products instead: the cheaper way when the output is
+  // narrower than the input (a TDNN's spliced layers; not its first layer
+  // or a wide output layer).
+  if (output_dim < input_dim + 1) {
+    CuMatrix<BaseFloat> H, W;
+    preconditioner_in_.PreconditionWithOnes(in_value, &H, &W, &in_scale);
+    preconditioner_out_.PreconditionDirections(&out_deriv_temp, &out_scale);
+    const BaseFloat local_lrate = in_scale * out_scale * learning_rate_;
+    // Q rather than its transpose: OpenBLAS forms the rank x output-dim
+    // product a quarter faster.
+    CuMatrix<BaseFloat> Q(H.NumCols(), output_dim, kUndefined);
+    Q.AddMatMat(1.0, H, kTrans, out_deriv_temp, kNoTrans, 0.0);
+    bias_params_.AddRowSumMat(local_lrate, out_deriv_temp, 1.0);
+    CuVector<BaseFloat> w_ones(W.NumRows(), kUndefined);
+    w_ones.CopyColFromMat(W, input_dim);
+    bias_params_.AddMatVec(-local_lrate, Q, kTrans, w_ones, 1.0);
+    linear_params_.AddMatMat(local_lrate, out_deriv_temp, kTrans, in_value,
+                             kNoTrans, 1.0);
+    linear_params_.AddMatMat(-local_lrate, Q, kTrans,
+                             W.ColRange(0, input_dim), kNoTrans, 1.0);
+    return;
+  }
   CuMatrix<BaseFloat> in_value_temp(num_rows, input_dim + 1, kUndefined);
   in_value_temp.ColRange(0, input_dim).CopyFromMat(in_value);
   in_value_temp.ColRange(input_dim, 1).Set(1.0);
-  CuMatrix<BaseFloat> out_deriv_temp(out_deriv);
-
-  BaseFloat in_scale, out_scale;
   preconditioner_in_.PreconditionDirections(&in_value_temp, &in_scale);
   preconditioner_out_.PreconditionDirections(&out_deriv_temp, &out_scale);
   const BaseFloat local_lrate = in_scale * out_scale * learning_rate_;
-
   // What the column of ones became after preconditioning.
   CuVector<BaseFloat> precon_ones(num_rows);
   precon_ones.CopyColFromMat(in_value_temp, input_dim);

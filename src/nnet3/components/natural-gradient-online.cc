@@ -231,11 +231,76 @@ void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
   NNET3_ASSERT(X->NumCols() == W_t_.NumCols());
   bool updating = Updating();
   BaseFloat initial_product = TraceMatMat(*X, *X, kTrans);
-  BaseFloat final_product = Step(updating, initial_product, X);
+  BaseFloat final_product =
+      Step(updating, initial_product, X, nullptr, nullptr, nullptr);
   if (scale != nullptr)
     *scale = initial_product <= 0.0
                  ? 1.0
                  : std::sqrt(initial_product / final_product);
+  t_ += 1;
+}
+
+namespace {
+
+// [X, 1] as a matrix.
+CuMatrix<BaseFloat> WithOnes(const CuMatrixBase<BaseFloat> &X) {
+  CuMatrix<BaseFloat> X1(X.NumRows(), X.NumCols() + 1, kUndefined);
+  X1.ColRange(0, X.NumCols()).CopyFromMat(X);
+  X1.ColRange(X.NumCols(), 1).Set(1.0);
+  return X1;
+}
+
+// H = [X, 1] W^T.
+void ProjectWithOnes(const CuMatrixBase<BaseFloat> &X,
+                     const CuMatrixBase<BaseFloat> &W,
+                     CuMatrixBase<BaseFloat> *H) {
+  const int32 D = X.NumCols();
+  CuVector<BaseFloat> w_ones(W.NumRows(), kUndefined);
+  w_ones.CopyColFromMat(W, D);
+  H->CopyRowsFromVec(w_ones);
+  H->AddMatMat(1.0, X, kNoTrans, W.ColRange(0, D), kTrans, 1.0);
+}
+
+// tr(Y Y^T) for Y = [X, 1] - H W with H = [X, 1] W^T, from tr_x_xt =
+// tr([X, 1] [X, 1]^T): since [X, 1] W^T = H, that is tr_x_xt - 2 tr(H^T H)
+// + tr(H^T H W W^T). The terms cancel where the projection takes most of
+// [X, 1]; there the matrix is formed and its trace taken instead.
+BaseFloat TraceWithOnesRemoved(BaseFloat tr_x_xt,
+                               const CuMatrixBase<BaseFloat> &X,
+                               const CuMatrixBase<BaseFloat> &H,
+                               const CuMatrixBase<BaseFloat> &W) {
+  const int32 R = H.NumCols();
+  CuMatrix<BaseFloat> products(2 * R, R);  // H^T H, then W W^T: one transfer
+  products.RowRange(0, R).AddMatMat(1.0, H, kTrans, H, kNoTrans, 0.0);
+  products.RowRange(R, R).AddMatMat(1.0, W, kNoTrans, W, kTrans, 0.0);
+  const Matrix<BaseFloat> p = products.Download();
+  double trace = tr_x_xt;
+  for (int32 i = 0; i < R; i++) {
+    trace -= 2.0 * p(i, i);
+    for (int32 j = 0; j < R; j++)
+      trace += static_cast<double>(p(i, j)) * p(R + i, j);
+  }
+  // The float products carry errors of about 1e-6 of tr_x_xt: a result
+  // above a tenth of it keeps a relative error near 1e-5 or better.
+  if (trace > 0.1 * tr_x_xt) return static_cast<BaseFloat>(trace);
+  CuMatrix<BaseFloat> Y = WithOnes(X);
+  return cu::SubtractProjection(H, W, &Y);
+}
+
+}  // namespace
+
+void OnlineNaturalGradient::PreconditionWithOnes(
+    const CuMatrixBase<BaseFloat> &X, CuMatrix<BaseFloat> *H,
+    CuMatrix<BaseFloat> *W, BaseFloat *scale) {
+  ProfileScope profile(kProfileNaturalGradient);
+  NNET3_ASSERT(X.NumRows() > 0);
+  if (t_ == 0) Init(WithOnes(X));
+  NNET3_ASSERT(X.NumCols() + 1 == W_t_.NumCols());
+  bool updating = Updating();
+  BaseFloat initial_product = TraceMatMat(X, X, kTrans) + X.NumRows();
+  BaseFloat final_product = Step(updating, initial_product, nullptr, &X, H, W);
+  *scale = initial_product <= 0.0 ? 1.0
+                                  : std::sqrt(initial_product / final_product);
   t_ += 1;
 }
 
@@ -253,8 +318,15 @@ void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
 }
 
 BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
-                                      CuMatrixBase<BaseFloat> *X) {
-  const int32 N = X->NumRows(), D = X->NumCols(), R = rank_;
+                                      CuMatrixBase<BaseFloat> *X,
+                                      const CuMatrixBase<BaseFloat> *X_ones,
+                                      CuMatrix<BaseFloat> *H,
+                                      CuMatrix<BaseFloat> *W) {
+  // The operand X_t: *X, or [*X_ones, 1] (D counts the column of ones).
+  const CuMatrixBase<BaseFloat> &X_in = (X != nullptr ? *X : *X_ones);
+  const bool ones = (X == nullptr);
+  const int32 N = X_in.NumRows(), D = X_in.NumCols() + (ones ? 1 : 0),
+              R = rank_;
   NNET3_ASSERT(R > 0 && R < D);
   const BaseFloat eta = Eta(N);
   // The state at time t (copies: the members receive time t+1).
@@ -262,11 +334,29 @@ BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   const BaseFloat rho_t = rho_t_;
   const Vector<BaseFloat> d_t(d_t_);
 
-  CuMatrix<BaseFloat> H_t(N, R);  // H_t = X_t W_t^T
-  H_t.AddMatMat(1.0, *X, kNoTrans, W_t, kTrans, 0.0);
-  if (!updating) return cu::SubtractProjection(H_t, W_t, X);
-  CuMatrix<BaseFloat> J_t(R, D);  // J_t = H_t^T X_t = W_t X_t^T X_t
-  J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
+  CuMatrix<BaseFloat> H_t(N, R, kUndefined);  // H_t = X_t W_t^T
+  if (ones)
+    ProjectWithOnes(X_in, W_t, &H_t);
+  else
+    H_t.AddMatMat(1.0, X_in, kNoTrans, W_t, kTrans, 0.0);
+  // X_t - H_t W_t (in place, or only its trace), and the trace of its
+  // square; hands H_t and W_t to the caller of the unformed operand.
+  auto subtract = [&]() -> BaseFloat {
+    if (!ones) return cu::SubtractProjection(H_t, W_t, X);
+    BaseFloat tr = TraceWithOnesRemoved(tr_x_xt, X_in, H_t, W_t);
+    H->Swap(&H_t);
+    W->Swap(&W_t);
+    return tr;
+  };
+  if (!updating) return subtract();
+  CuMatrix<BaseFloat> J_t(R, D, kUndefined);  // J_t = H_t^T X_t = W_t X_t^T X_t
+  J_t.ColRange(0, X_in.NumCols())
+      .AddMatMat(1.0, H_t, kTrans, X_in, kNoTrans, 0.0);
+  if (ones) {  // the column of ones: H_t^T 1, the column sums of H_t
+    CuVector<BaseFloat> h_sums(R);
+    h_sums.AddRowSumMat(1.0, H_t, 0.0);
+    J_t.CopyColFromVec(h_sums, D - 1);
+  }
   // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
   // when N > D and as H_t^T H_t otherwise (Kaldi's choice of products).
   // K_t in rows [0, R) and L_t in rows [R, 2R) of one matrix, so that a
@@ -337,8 +427,6 @@ BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   c_t.ApplyFloor(c_t_floor, &num_floored);
   if (num_floored > 0) must_reorthogonalize = true;
 
-  // X - H_t W_t, and the trace of its square.
-  const BaseFloat tr_xhat = cu::SubtractProjection(H_t, W_t, X);
 
   Vector<BaseFloat> sqrt_c_t(c_t);
   sqrt_c_t.ApplyPow(0.5);
@@ -376,6 +464,9 @@ BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
     W_t1.AddMatMat(1.0, CuMatrix<BaseFloat>(A_t), kNoTrans, J_t, kNoTrans,
                    0.0);
   }
+  // X - H_t W_t, and the trace of its square (W_t and H_t are not needed
+  // after this).
+  const BaseFloat tr_xhat = subtract();
   if (must_reorthogonalize) Reorthogonalize(d_t1, rho_t1, &W_t1);
 
   W_t_.Swap(&W_t1);

@@ -64,6 +64,19 @@ class OnlineNaturalGradient {
   // call for the first 11, then every update-period-th call).
   void PreconditionDirections(CuMatrixBase<BaseFloat> *X, BaseFloat *scale);
 
+  // The same call for the matrix [X, 1] (X with a column of ones appended,
+  // as affine components precondition their input), without forming it or
+  // changing X: the preconditioned matrix is [X, 1] - H W, and the call
+  // returns H (N x rank, H = [X, 1] W^T), the W it applied (rank x (dim of
+  // X + 1); the estimate before this call's update) and the scale. A caller
+  // that needs only products with the preconditioned matrix saves the copy
+  // of X and the subtraction. tr([X,1] - H W)(..)^T is computed from H and W
+  // (as tr([X,1][X,1]^T) - 2 tr(H^T H) + tr(H^T H W W^T)), and by forming
+  // the matrix when cancellation would cost precision. X has rows.
+  void PreconditionWithOnes(const CuMatrixBase<BaseFloat> &X,
+                            CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W,
+                            BaseFloat *scale);
+
   // Read-only views of the state, for tests and diagnostics. NumCalls() is
   // the number of calls so far (0: not initialized).
   int32 NumCalls() const { return t_; }
@@ -81,10 +94,14 @@ class OnlineNaturalGradient {
   void Init(const CuMatrixBase<BaseFloat> &X0);
   // The learning rate of the estimate for a minibatch of n rows.
   BaseFloat Eta(int32 n) const;
-  // Applies the current estimate to *X and, if updating, computes the next
-  // estimate from X. tr_x_xt is tr(X X^T) of the input; returns tr(X X^T)
-  // of the preconditioned X.
-  BaseFloat Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X);
+  // Applies the current estimate to the operand and, if updating, computes
+  // the next estimate from it. The operand is *X, changed in place, or,
+  // when X is null, [*X_ones, 1], left unformed; H and W (used only then)
+  // receive H_t and W_t. tr_x_xt is tr(X X^T) of the operand; returns that
+  // of the preconditioned operand.
+  BaseFloat Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X,
+                 const CuMatrixBase<BaseFloat> *X_ones,
+                 CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W);
   // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
   static void ComputeEt(const VectorBase<BaseFloat> &d, BaseFloat beta,
                         Vector<BaseFloat> *e, Vector<BaseFloat> *sqrt_e,

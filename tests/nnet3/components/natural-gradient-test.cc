@@ -219,6 +219,83 @@ TEST(NaturalGradientTest, PreconditionedRowsAndScale) {
   EXPECT_EQ(p.NumCalls(), 30);
 }
 
+// PreconditionWithOnes on X against PreconditionDirections on [X, 1]
+// formed: the same preconditioned matrix ([X, 1] - H W), scale and state
+// after every call, through the initial updates, the periodic ones and the
+// calls in between. With a large common offset in the data, the projection
+// takes nearly all of [X, 1], so the algebraic trace would cancel and the
+// formed one must be taken instead: the test checks that each data set
+// was in the regime it is meant for.
+TEST(NaturalGradientTest, UnformedColumnOfOnesMatchesTheFormedMatrix) {
+  RandomSource rs(17);
+  for (BaseFloat offset : {0.0f, 1000.0f}) {
+    const int32 D = (offset == 0.0f ? 12 : 120);
+    DMat V = RandomRotation(D, &rs);
+    std::vector<double> sd(D, 1.0);
+    sd[0] = 6.0; sd[1] = 3.0;
+    OnlineNaturalGradient formed = MakePreconditioner(4, 2, 500.0, 4.0),
+                          unformed = formed;
+    int32 small_remainders = 0, large_remainders = 0;
+    for (int32 t = 0; t < 24; t++) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + " call " +
+                   std::to_string(t));
+      Matrix<BaseFloat> X = CorrelatedData(t % 5 == 0 ? 3 : 30, V, sd, &rs);
+      X.Add(offset);
+      Matrix<BaseFloat> X1(X.NumRows(), D + 1);
+      X1.ColRange(0, D).CopyFromMat(X);
+      X1.ColRange(D, 1).Set(1.0);
+      const double before = TraceMatMat(X1, X1, kTrans);
+      const Matrix<BaseFloat> W_before = ToHost(unformed.W());
+      ASSERT_EQ(formed.Updating(), unformed.Updating());
+
+      CuMatrix<BaseFloat> Y(X1);
+      BaseFloat scale_formed, scale_unformed;
+      formed.PreconditionDirections(&Y, &scale_formed);
+      CuMatrix<BaseFloat> H, W;
+      unformed.PreconditionWithOnes(CuMatrix<BaseFloat>(X), &H, &W,
+                                    &scale_unformed);
+      const Matrix<BaseFloat> y = ToHost(Y), h = ToHost(H), w = ToHost(W);
+      ASSERT_EQ(h.NumRows(), X.NumRows());
+      ASSERT_EQ(w.NumCols(), D + 1);
+      if (t > 0) {  // the estimate applied is the one before the call
+        ASSERT_EQ(w.NumRows(), W_before.NumRows());
+        EXPECT_TRUE(w.Equal(W_before));
+      }
+      double max_abs = 0.0, after = 0.0;
+      for (int32 n = 0; n < X.NumRows(); n++)
+        for (int32 j = 0; j <= D; j++) {
+          max_abs = std::max(max_abs, std::fabs(double(X1(n, j))));
+          after += double(y(n, j)) * y(n, j);
+        }
+      for (int32 n = 0; n < X.NumRows(); n++)
+        for (int32 j = 0; j <= D; j++) {
+          double v = X1(n, j);
+          for (int32 r = 0; r < h.NumCols(); r++)
+            v -= double(h(n, r)) * w(r, j);
+          ASSERT_NEAR(v, y(n, j), 1e-5 * max_abs) << n << "," << j;
+        }
+      (after < 0.1 * before ? small_remainders : large_remainders)++;
+      EXPECT_NEAR(scale_unformed, scale_formed, 2e-5 * scale_formed);
+      const Matrix<BaseFloat> Wf = ToHost(formed.W()),
+                              Wu = ToHost(unformed.W());
+      for (int32 r = 0; r < Wf.NumRows(); r++)
+        for (int32 j = 0; j <= D; j++)
+          ASSERT_NEAR(Wu(r, j), Wf(r, j), 1e-4) << r << "," << j;
+      EXPECT_NEAR(unformed.Rho(), formed.Rho(), 1e-4 * formed.Rho());
+      for (int32 r = 0; r < formed.DiagD().Dim(); r++)
+        EXPECT_NEAR(unformed.DiagD()(r), formed.DiagD()(r),
+                    1e-4 * formed.DiagD()(r));
+      EXPECT_EQ(unformed.NumCalls(), formed.NumCalls());
+    }
+    if (offset == 0.0f) {
+      EXPECT_EQ(small_remainders, 0);
+      EXPECT_EQ(large_remainders, 24);
+    } else {
+      EXPECT_GT(small_remainders, 0);
+    }
+  }
+}
+
 // After many updates with data of a known covariance, F_t approximates it:
 // R_t spans the top eigenvectors and d_i + rho their variances.
 TEST(NaturalGradientTest, ConvergesToCovariance) {
