@@ -427,7 +427,6 @@ BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
   c_t.ApplyFloor(c_t_floor, &num_floored);
   if (num_floored > 0) must_reorthogonalize = true;
 
-
   Vector<BaseFloat> sqrt_c_t(c_t);
   sqrt_c_t.ApplyPow(0.5);
   // rho_{t+1} keeps tr(F_{t+1}) = eta tr(S_t) + (1 - eta) tr(F_t).
