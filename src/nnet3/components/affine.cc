@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
@@ -424,6 +425,14 @@ void NaturalGradientAffineComponent::Write(std::ostream &os,
   WriteToken(os, binary, ClosingTag(*this));
 }
 
+void NaturalGradientAffineComponent::SetPreconditioners(
+    const OnlineNaturalGradient &in, const OnlineNaturalGradient &out) {
+  NNET3_ASSERT(in.GetUpdatePeriod() == update_period_ &&
+               out.GetUpdatePeriod() == update_period_);
+  preconditioner_in_ = in;
+  preconditioner_out_ = out;
+}
+
 void NaturalGradientAffineComponent::Update(
     const std::string &debug_info, const CuMatrixBase<BaseFloat> &in_value,
     const CuMatrixBase<BaseFloat> &out_deriv) {
@@ -438,31 +447,18 @@ void NaturalGradientAffineComponent::Update(
   // The input-side preconditioner works on [in_value, 1]: the bias is the
   // weight of the column of ones. Forming that matrix costs a copy of the
   // input and a pass that subtracts H W (H = [in_value, 1] W^T, rank
-  // columns) from it. Without forming it ([in_value, 1] - H W stays
-  // implicit), the gradient is, with Q = H^T out_deriv_temp,
-  //   linear: out_deriv_temp^T in_value - Q^T W(:, 0..input_dim)
-  //   bias:   out_deriv_temp^T 1        - Q^T W(:, input_dim),
-  // where Q and the correction cost about rank x output-dim x (rows +
-  // input-dim) products instead: the cheaper way when the output is
-  // narrower than the input (a TDNN's spliced layers; not its first layer
-  // or a wide output layer).
+  // columns) from it; when the output is narrower than the input (a TDNN's
+  // spliced layers; not its first layer or a wide output layer) the
+  // gradient is cheaper from H and W (AddPreconditionedWithOnesProduct).
   if (output_dim < input_dim + 1) {
+    std::vector<CuSubMatrix<BaseFloat> > in_blocks;
+    in_blocks.push_back(in_value.ColRange(0, input_dim));
     CuMatrix<BaseFloat> H, W;
-    preconditioner_in_.PreconditionWithOnes(in_value, &H, &W, &in_scale);
+    preconditioner_in_.PreconditionWithOnes(in_blocks, &H, &W, &in_scale);
     preconditioner_out_.PreconditionDirections(&out_deriv_temp, &out_scale);
     const BaseFloat local_lrate = in_scale * out_scale * learning_rate_;
-    // Q rather than its transpose: OpenBLAS forms the rank x output-dim
-    // product a quarter faster.
-    CuMatrix<BaseFloat> Q(H.NumCols(), output_dim, kUndefined);
-    Q.AddMatMat(1.0, H, kTrans, out_deriv_temp, kNoTrans, 0.0);
-    bias_params_.AddRowSumMat(local_lrate, out_deriv_temp, 1.0);
-    CuVector<BaseFloat> w_ones(W.NumRows(), kUndefined);
-    w_ones.CopyColFromMat(W, input_dim);
-    bias_params_.AddMatVec(-local_lrate, Q, kTrans, w_ones, 1.0);
-    linear_params_.AddMatMat(local_lrate, out_deriv_temp, kTrans, in_value,
-                             kNoTrans, 1.0);
-    linear_params_.AddMatMat(-local_lrate, Q, kTrans,
-                             W.ColRange(0, input_dim), kNoTrans, 1.0);
+    AddPreconditionedWithOnesProduct(local_lrate, out_deriv_temp, in_blocks,
+                                     H, W, &linear_params_, &bias_params_);
     return;
   }
   CuMatrix<BaseFloat> in_value_temp(num_rows, input_dim + 1, kUndefined);

@@ -158,6 +158,10 @@ class NaturalGradientAffineComponent : public AffineComponent {
   const OnlineNaturalGradient &PreconditionerOut() const {
     return preconditioner_out_;
   }
+  // Both preconditioners become copies of these (state included), which
+  // must come from a copy of this component's (nnet3/nnet/nnet-splice-tdnn.h).
+  void SetPreconditioners(const OnlineNaturalGradient &in,
+                          const OnlineNaturalGradient &out);
 
  protected:
   void Update(const std::string &debug_info,

@@ -242,23 +242,46 @@ void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
 
 namespace {
 
-// [X, 1] as a matrix.
-CuMatrix<BaseFloat> WithOnes(const CuMatrixBase<BaseFloat> &X) {
-  CuMatrix<BaseFloat> X1(X.NumRows(), X.NumCols() + 1, kUndefined);
-  X1.ColRange(0, X.NumCols()).CopyFromMat(X);
-  X1.ColRange(X.NumCols(), 1).Set(1.0);
+// The column blocks of X, as X's only block.
+std::vector<CuSubMatrix<BaseFloat> > OneBlock(
+    const CuMatrixBase<BaseFloat> &X) {
+  std::vector<CuSubMatrix<BaseFloat> > blocks;
+  blocks.push_back(X.ColRange(0, X.NumCols()));
+  return blocks;
+}
+
+int32 NumBlockCols(const std::vector<CuSubMatrix<BaseFloat> > &X) {
+  int32 cols = 0;
+  for (const CuSubMatrix<BaseFloat> &b : X) cols += b.NumCols();
+  return cols;
+}
+
+// [X_0 X_1 ... 1] as a matrix.
+CuMatrix<BaseFloat> WithOnes(const std::vector<CuSubMatrix<BaseFloat> > &X) {
+  const int32 D = NumBlockCols(X);
+  CuMatrix<BaseFloat> X1(X[0].NumRows(), D + 1, kUndefined);
+  int32 col = 0;
+  for (const CuSubMatrix<BaseFloat> &b : X) {
+    X1.ColRange(col, b.NumCols()).CopyFromMat(b);
+    col += b.NumCols();
+  }
+  X1.ColRange(D, 1).Set(1.0);
   return X1;
 }
 
-// H = [X, 1] W^T.
-void ProjectWithOnes(const CuMatrixBase<BaseFloat> &X,
+// H = [X_0 X_1 ... 1] W^T.
+void ProjectWithOnes(const std::vector<CuSubMatrix<BaseFloat> > &X,
                      const CuMatrixBase<BaseFloat> &W,
                      CuMatrixBase<BaseFloat> *H) {
-  const int32 D = X.NumCols();
+  const int32 D = NumBlockCols(X);
   CuVector<BaseFloat> w_ones(W.NumRows(), kUndefined);
   w_ones.CopyColFromMat(W, D);
   H->CopyRowsFromVec(w_ones);
-  H->AddMatMat(1.0, X, kNoTrans, W.ColRange(0, D), kTrans, 1.0);
+  int32 col = 0;
+  for (const CuSubMatrix<BaseFloat> &b : X) {
+    H->AddMatMat(1.0, b, kNoTrans, W.ColRange(col, b.NumCols()), kTrans, 1.0);
+    col += b.NumCols();
+  }
 }
 
 // tr(Y Y^T) for Y = [X, 1] - H W with H = [X, 1] W^T, from tr_x_xt =
@@ -266,7 +289,7 @@ void ProjectWithOnes(const CuMatrixBase<BaseFloat> &X,
 // + tr(H^T H W W^T). The terms cancel where the projection takes most of
 // [X, 1]; there the matrix is formed and its trace taken instead.
 BaseFloat TraceWithOnesRemoved(BaseFloat tr_x_xt,
-                               const CuMatrixBase<BaseFloat> &X,
+                               const std::vector<CuSubMatrix<BaseFloat> > &X,
                                const CuMatrixBase<BaseFloat> &H,
                                const CuMatrixBase<BaseFloat> &W) {
   const int32 R = H.NumCols();
@@ -292,16 +315,52 @@ BaseFloat TraceWithOnesRemoved(BaseFloat tr_x_xt,
 void OnlineNaturalGradient::PreconditionWithOnes(
     const CuMatrixBase<BaseFloat> &X, CuMatrix<BaseFloat> *H,
     CuMatrix<BaseFloat> *W, BaseFloat *scale) {
+  PreconditionWithOnes(OneBlock(X), H, W, scale);
+}
+
+void OnlineNaturalGradient::PreconditionWithOnes(
+    const std::vector<CuSubMatrix<BaseFloat> > &X, CuMatrix<BaseFloat> *H,
+    CuMatrix<BaseFloat> *W, BaseFloat *scale) {
   ProfileScope profile(kProfileNaturalGradient);
-  NNET3_ASSERT(X.NumRows() > 0);
+  NNET3_ASSERT(!X.empty() && X[0].NumRows() > 0);
+  for (const CuSubMatrix<BaseFloat> &b : X)
+    NNET3_ASSERT(b.NumRows() == X[0].NumRows());
   if (t_ == 0) Init(WithOnes(X));
-  NNET3_ASSERT(X.NumCols() + 1 == W_t_.NumCols());
+  NNET3_ASSERT(NumBlockCols(X) + 1 == W_t_.NumCols());
   bool updating = Updating();
-  BaseFloat initial_product = TraceMatMat(X, X, kTrans) + X.NumRows();
+  BaseFloat initial_product = X[0].NumRows();
+  for (const CuSubMatrix<BaseFloat> &b : X)
+    initial_product += TraceMatMat(b, b, kTrans);
   BaseFloat final_product = Step(updating, initial_product, nullptr, &X, H, W);
   *scale = initial_product <= 0.0 ? 1.0
                                   : std::sqrt(initial_product / final_product);
   t_ += 1;
+}
+
+void AddPreconditionedWithOnesProduct(
+    BaseFloat alpha, const CuMatrixBase<BaseFloat> &G,
+    const std::vector<CuSubMatrix<BaseFloat> > &X,
+    const CuMatrixBase<BaseFloat> &H, const CuMatrixBase<BaseFloat> &W,
+    CuMatrixBase<BaseFloat> *linear, CuVectorBase<BaseFloat> *bias) {
+  const int32 D = NumBlockCols(X), output_dim = G.NumCols();
+  NNET3_ASSERT(linear->NumRows() == output_dim && linear->NumCols() == D &&
+               bias->Dim() == output_dim && W.NumCols() == D + 1 &&
+               H.NumCols() == W.NumRows() && H.NumRows() == G.NumRows());
+  // Q rather than its transpose: OpenBLAS forms the rank x output-dim
+  // product a quarter faster.
+  CuMatrix<BaseFloat> Q(H.NumCols(), output_dim, kUndefined);
+  Q.AddMatMat(1.0, H, kTrans, G, kNoTrans, 0.0);
+  bias->AddRowSumMat(alpha, G, 1.0);
+  CuVector<BaseFloat> w_ones(W.NumRows(), kUndefined);
+  w_ones.CopyColFromMat(W, D);
+  bias->AddMatVec(-alpha, Q, kTrans, w_ones, 1.0);
+  int32 col = 0;
+  for (const CuSubMatrix<BaseFloat> &b : X) {
+    linear->ColRange(col, b.NumCols())
+        .AddMatMat(alpha, G, kTrans, b, kNoTrans, 1.0);
+    col += b.NumCols();
+  }
+  linear->AddMatMat(-alpha, Q, kTrans, W.ColRange(0, D), kNoTrans, 1.0);
 }
 
 void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
@@ -317,16 +376,14 @@ void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
   inv_sqrt_e->InvertElements();
 }
 
-BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
-                                      CuMatrixBase<BaseFloat> *X,
-                                      const CuMatrixBase<BaseFloat> *X_ones,
-                                      CuMatrix<BaseFloat> *H,
-                                      CuMatrix<BaseFloat> *W) {
+BaseFloat OnlineNaturalGradient::Step(
+    bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X,
+    const std::vector<CuSubMatrix<BaseFloat> > *X_ones, CuMatrix<BaseFloat> *H,
+    CuMatrix<BaseFloat> *W) {
   // The operand X_t: *X, or [*X_ones, 1] (D counts the column of ones).
-  const CuMatrixBase<BaseFloat> &X_in = (X != nullptr ? *X : *X_ones);
   const bool ones = (X == nullptr);
-  const int32 N = X_in.NumRows(), D = X_in.NumCols() + (ones ? 1 : 0),
-              R = rank_;
+  const int32 N = ones ? (*X_ones)[0].NumRows() : X->NumRows(),
+              D = ones ? NumBlockCols(*X_ones) + 1 : X->NumCols(), R = rank_;
   NNET3_ASSERT(R > 0 && R < D);
   const BaseFloat eta = Eta(N);
   // The state at time t (copies: the members receive time t+1).
@@ -336,26 +393,33 @@ BaseFloat OnlineNaturalGradient::Step(bool updating, BaseFloat tr_x_xt,
 
   CuMatrix<BaseFloat> H_t(N, R, kUndefined);  // H_t = X_t W_t^T
   if (ones)
-    ProjectWithOnes(X_in, W_t, &H_t);
+    ProjectWithOnes(*X_ones, W_t, &H_t);
   else
-    H_t.AddMatMat(1.0, X_in, kNoTrans, W_t, kTrans, 0.0);
+    H_t.AddMatMat(1.0, *X, kNoTrans, W_t, kTrans, 0.0);
   // X_t - H_t W_t (in place, or only its trace), and the trace of its
   // square; hands H_t and W_t to the caller of the unformed operand.
   auto subtract = [&]() -> BaseFloat {
     if (!ones) return cu::SubtractProjection(H_t, W_t, X);
-    BaseFloat tr = TraceWithOnesRemoved(tr_x_xt, X_in, H_t, W_t);
+    BaseFloat tr = TraceWithOnesRemoved(tr_x_xt, *X_ones, H_t, W_t);
     H->Swap(&H_t);
     W->Swap(&W_t);
     return tr;
   };
   if (!updating) return subtract();
   CuMatrix<BaseFloat> J_t(R, D, kUndefined);  // J_t = H_t^T X_t = W_t X_t^T X_t
-  J_t.ColRange(0, X_in.NumCols())
-      .AddMatMat(1.0, H_t, kTrans, X_in, kNoTrans, 0.0);
-  if (ones) {  // the column of ones: H_t^T 1, the column sums of H_t
+  if (ones) {
+    int32 col = 0;
+    for (const CuSubMatrix<BaseFloat> &b : *X_ones) {
+      J_t.ColRange(col, b.NumCols())
+          .AddMatMat(1.0, H_t, kTrans, b, kNoTrans, 0.0);
+      col += b.NumCols();
+    }
+    // The column of ones: H_t^T 1, the column sums of H_t.
     CuVector<BaseFloat> h_sums(R);
     h_sums.AddRowSumMat(1.0, H_t, 0.0);
     J_t.CopyColFromVec(h_sums, D - 1);
+  } else {
+    J_t.AddMatMat(1.0, H_t, kTrans, *X, kNoTrans, 0.0);
   }
   // K_t = J_t J_t^T and L_t = W_t X_t^T X_t W_t^T, the latter as W_t J_t^T
   // when N > D and as H_t^T H_t otherwise (Kaldi's choice of products).

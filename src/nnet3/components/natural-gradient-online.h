@@ -22,6 +22,8 @@
 #ifndef NNET3_NNET3_COMPONENTS_NATURAL_GRADIENT_ONLINE_H_
 #define NNET3_NNET3_COMPONENTS_NATURAL_GRADIENT_ONLINE_H_
 
+#include <vector>
+
 #include "base/common.h"
 #include "cudamatrix/cu-matrix.h"
 
@@ -76,6 +78,12 @@ class OnlineNaturalGradient {
   void PreconditionWithOnes(const CuMatrixBase<BaseFloat> &X,
                             CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W,
                             BaseFloat *scale);
+  // The same with X given as column blocks, X = [X_0 X_1 ...] (views with
+  // equal row counts; they may share memory, as the row-shifted views a
+  // TdnnComponent takes of its input do), so that X is not formed either.
+  void PreconditionWithOnes(const std::vector<CuSubMatrix<BaseFloat> > &X,
+                            CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W,
+                            BaseFloat *scale);
 
   // Read-only views of the state, for tests and diagnostics. NumCalls() is
   // the number of calls so far (0: not initialized).
@@ -96,11 +104,11 @@ class OnlineNaturalGradient {
   BaseFloat Eta(int32 n) const;
   // Applies the current estimate to the operand and, if updating, computes
   // the next estimate from it. The operand is *X, changed in place, or,
-  // when X is null, [*X_ones, 1], left unformed; H and W (used only then)
-  // receive H_t and W_t. tr_x_xt is tr(X X^T) of the operand; returns that
-  // of the preconditioned operand.
+  // when X is null, [column blocks of *X_ones, 1], left unformed; H and W
+  // (used only then) receive H_t and W_t. tr_x_xt is tr(X X^T) of the
+  // operand; returns that of the preconditioned operand.
   BaseFloat Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X,
-                 const CuMatrixBase<BaseFloat> *X_ones,
+                 const std::vector<CuSubMatrix<BaseFloat> > *X_ones,
                  CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W);
   // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
   static void ComputeEt(const VectorBase<BaseFloat> &d, BaseFloat beta,
@@ -124,6 +132,21 @@ class OnlineNaturalGradient {
   BaseFloat rho_t_;
   Vector<BaseFloat> d_t_;
 };
+
+// For an affine map [linear, bias] whose input side was preconditioned by
+// PreconditionWithOnes(X, &H, &W, ...): adds alpha G^T ([X, 1] - H W), the
+// preconditioned gradient for output derivative G, to [linear, bias]
+// (linear's columns follow X's blocks) without forming [X, 1] - H W, as
+//   linear += alpha (G^T X_k per block - Q^T W(:, 0..dim of X)),
+//   bias   += alpha (G^T 1 - Q^T W(:, dim of X)),   with Q = H^T G.
+// That costs about rank x output-dim x (rows + dim of X) products instead
+// of the copy and the subtraction, which pays when the output is narrower
+// than X.
+void AddPreconditionedWithOnesProduct(
+    BaseFloat alpha, const CuMatrixBase<BaseFloat> &G,
+    const std::vector<CuSubMatrix<BaseFloat> > &X,
+    const CuMatrixBase<BaseFloat> &H, const CuMatrixBase<BaseFloat> &W,
+    CuMatrixBase<BaseFloat> *linear, CuVectorBase<BaseFloat> *bias);
 
 }  // namespace nnet3
 

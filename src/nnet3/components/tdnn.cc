@@ -453,6 +453,25 @@ void TdnnComponent::UpdateNaturalGradient(
         num_offsets = static_cast<int32>(time_offsets_.size()),
         spliced_dim = input_dim * num_offsets;
   bool has_bias = bias_params_.Dim() != 0;
+  CuMatrix<BaseFloat> deriv(out_deriv);
+  BaseFloat in_scale, out_scale;
+  if (has_bias && OutputDim() < spliced_dim + 1) {
+    // The spliced input [in_0 in_1 ... 1] left unformed: its column blocks
+    // are the row-shifted views of the input, and the gradient comes from
+    // the preconditioner's H and W (natural-gradient-online.h), which pays
+    // when the output is narrower than the spliced input.
+    std::vector<CuSubMatrix<BaseFloat> > blocks;
+    for (int32 k = 0; k < num_offsets; k++)
+      blocks.push_back(StridedRows(in_value, indexes.row_offsets[k],
+                                   indexes.row_stride, num_rows));
+    CuMatrix<BaseFloat> H, W;
+    preconditioner_in_.PreconditionWithOnes(blocks, &H, &W, &in_scale);
+    preconditioner_out_.PreconditionDirections(&deriv, &out_scale);
+    AddPreconditionedWithOnesProduct(learning_rate_ * in_scale * out_scale,
+                                     deriv, blocks, H, W, &linear_params_,
+                                     &bias_params_);
+    return;
+  }
   // The spliced input, plus a column of ones standing for the bias.
   CuMatrix<BaseFloat> spliced(num_rows, spliced_dim + (has_bias ? 1 : 0));
   for (int32 k = 0; k < num_offsets; k++)
@@ -460,8 +479,6 @@ void TdnnComponent::UpdateNaturalGradient(
         .CopyFromMat(StridedRows(in_value, indexes.row_offsets[k],
                                  indexes.row_stride, num_rows));
   if (has_bias) spliced.ColRange(spliced_dim, 1).Set(1.0);
-  CuMatrix<BaseFloat> deriv(out_deriv);
-  BaseFloat in_scale, out_scale;
   preconditioner_in_.PreconditionDirections(&spliced, &in_scale);
   preconditioner_out_.PreconditionDirections(&deriv, &out_scale);
   BaseFloat lrate = learning_rate_ * in_scale * out_scale;

@@ -24,8 +24,11 @@
 // use-natural-gradient=false, else the spliced input (with a column of ones
 // for the bias) and the output derivative are preconditioned with two
 // OnlineNaturalGradient objects (update period 4) and the two returned
-// scales fold into the learning rate. The orthonormal constraint is stored
-// and written here and applied by nnet3/train/orthonormal.cc.
+// scales fold into the learning rate. With a bias and an output narrower
+// than the spliced input, the spliced input is never formed: the
+// preconditioner and the gradient work on its row-shifted views. The
+// orthonormal constraint is stored and written here and applied by
+// nnet3/train/orthonormal.cc.
 // Serialization and Info() match Kaldi's byte for byte.
 #ifndef NNET3_NNET3_COMPONENTS_TDNN_H_
 #define NNET3_NNET3_COMPONENTS_TDNN_H_
@@ -147,7 +150,23 @@ class TdnnComponent : public UpdatableComponent {
   const CuVector<BaseFloat> &BiasParams() const { return bias_params_; }
   CuVector<BaseFloat> &BiasParams() { return bias_params_; }
   BaseFloat OrthonormalConstraint() const { return orthonormal_constraint_; }
+  void SetOrthonormalConstraint(BaseFloat c) { orthonormal_constraint_ = c; }
   bool UseNaturalGradient() const { return use_natural_gradient_; }
+  // Both preconditioners become copies of these (options and state), as
+  // when the parameters move here from a NaturalGradientAffineComponent
+  // that is to be trained on (its input-side preconditioner has the
+  // dimension of the spliced input plus one, as this one's with a bias).
+  void SetPreconditioners(const OnlineNaturalGradient &in,
+                          const OnlineNaturalGradient &out) {
+    preconditioner_in_ = in;
+    preconditioner_out_ = out;
+  }
+  const OnlineNaturalGradient &PreconditionerIn() const {
+    return preconditioner_in_;
+  }
+  const OnlineNaturalGradient &PreconditionerOut() const {
+    return preconditioner_out_;
+  }
 
  private:
   // Throws if the invariants in the file comment do not hold.

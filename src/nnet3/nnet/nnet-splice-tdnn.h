@@ -24,8 +24,20 @@
 // The network keeps its node and component names; models rewritten here
 // must not be written out as Kaldi's (the tools that call this only
 // compute).
+//
+// SplicedAffinesAsTdnn does the same rewrite reversibly, for training: the
+// trainer applies it around each minibatch, so that the network its caller
+// sees (and writes) keeps Kaldi's components, while the computation works
+// on row-shifted views of X in the forward pass, the backward pass and the
+// natural-gradient update (TdnnComponent's update never forms the spliced
+// matrix when the output is narrower than it). The TdnnComponents get the
+// affines' learning-rate settings, orthonormal constraint and, for natural
+// gradient, copies of their preconditioners (options and state), so the
+// update is the affine's up to float rounding.
 #ifndef NNET3_NNET3_NNET_NNET_SPLICE_TDNN_H_
 #define NNET3_NNET3_NNET_NNET_SPLICE_TDNN_H_
+
+#include <vector>
 
 #include "nnet3/nnet/nnet.h"
 
@@ -36,6 +48,31 @@ constexpr int32 kMinSplicedPartDimForTdnn = 256;
 
 // Rewrites as described above; returns how many nodes it rewrote.
 int32 ComputeSplicedAffinesAsTdnn(int32 min_part_dim, Nnet *nnet);
+
+class SplicedAffinesAsTdnn {
+ public:
+  // Finds the nodes to rewrite in 'nnet' (not changed) and prepares a
+  // TdnnComponent for each.
+  SplicedAffinesAsTdnn(int32 min_part_dim, const Nnet &nnet);
+  ~SplicedAffinesAsTdnn();
+  int32 NumRewritten() const;
+  // Rewrites 'nnet', which must be the network given to the constructor (or
+  // one of the same structure, such as a copy) in its original form: the
+  // parameters move into the TdnnComponents by swapping, the learning-rate
+  // settings and orthonormal constraints are copied, and the TdnnComponents
+  // and the Append descriptors take the affines' places (kept here).
+  void Apply(Nnet *nnet);
+  // Undoes Apply() on the same network: the affines come back with the
+  // parameters (and learning-rate settings) the TdnnComponents have now.
+  // The affines' preconditioners are left as they were.
+  void Undo(Nnet *nnet);
+  bool Applied() const { return applied_; }
+
+ private:
+  struct Site;
+  std::vector<Site> sites_;
+  bool applied_ = false;
+};
 
 }  // namespace nnet3
 

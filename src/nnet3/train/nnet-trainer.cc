@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <limits>
+
 #include "base/random.h"
 
 #include "nnet3/egs/example-utils.h"
@@ -50,6 +52,13 @@ void NnetTrainerOptions::Register(OptionsItf *opts) {
                  &backstitch_training_interval,
                  "With --backstitch-training-scale > 0, use backstitch on "
                  "one minibatch in this many (the others get plain SGD)");
+  opts->Register("spliced-affine-min-dim", &spliced_affine_min_dim,
+                 "Ours: an affine layer that reads one node at several time "
+                 "offsets (input=Append(Offset(x, -1), x, Offset(x, 1))), "
+                 "with x at least this wide, is computed during training "
+                 "without the spliced copy of x, as a TdnnComponent; the "
+                 "model is still read and written with Kaldi's components "
+                 "(0: never)");
   opts->Register("read-cache", &read_cache,
                  "The location from which to read the cached computation.");
   opts->Register("write-cache", &write_cache,
@@ -65,6 +74,9 @@ void NnetTrainerOptions::Register(OptionsItf *opts) {
 }
 
 void NnetTrainerOptions::Check() const {
+  if (spliced_affine_min_dim < 0)
+    NNET3_ERR << "--spliced-affine-min-dim must be >= 0, got "
+              << spliced_affine_min_dim;
   if (!(momentum >= 0.0 && momentum < 1.0))
     NNET3_ERR << "--momentum must be in [0, 1), got " << momentum;
   if (!(max_param_change >= 0.0))
@@ -176,14 +188,61 @@ void CheckExampleDims(const Nnet &nnet, const NnetExample &eg) {
 
 // ---- NnetTrainer -------------------------------------------------------------
 
+namespace {
+
+// The part width from which spliced affines are rewritten, for
+// --spliced-affine-min-dim (0, or a bad value that Check() reports: none).
+int32 RewriteMinDim(int32 option) {
+  return option <= 0 ? std::numeric_limits<int32>::max() : option;
+}
+
+// 'nnet' with 'rewrite' applied (see the constructor).
+const Nnet &Rewritten(SplicedAffinesAsTdnn *rewrite, Nnet *nnet) {
+  if (rewrite->NumRewritten() > 0) rewrite->Apply(nnet);
+  return *nnet;
+}
+
+}  // namespace
+
+// Applies the spliced-affine rewrite to the network and the delta network
+// while it exists; undone also when an error leaves the scope.
+class NnetTrainer::RewriteScope {
+ public:
+  explicit RewriteScope(NnetTrainer *trainer) : trainer_(trainer) {
+    if (trainer_->nnet_rewrite_.NumRewritten() == 0) return;
+    trainer_->nnet_rewrite_.Apply(trainer_->nnet_);
+    trainer_->delta_rewrite_->Apply(trainer_->delta_nnet_.get());
+  }
+  ~RewriteScope() {
+    if (trainer_->nnet_rewrite_.NumRewritten() == 0) return;
+    trainer_->nnet_rewrite_.Undo(trainer_->nnet_);
+    trainer_->delta_rewrite_->Undo(trainer_->delta_nnet_.get());
+  }
+
+ private:
+  NnetTrainer *trainer_;
+};
+
 NnetTrainer::NnetTrainer(const NnetTrainerOptions &config, Nnet *nnet)
     : config_(config), nnet_(nnet),
-      compiler_(*nnet, config.optimize_config, config.compiler_config) {
+      nnet_rewrite_(RewriteMinDim(config.spliced_affine_min_dim), *nnet),
+      // The compiler keys its cache by the structure it compiles for: the
+      // rewritten one.
+      compiler_(Rewritten(&nnet_rewrite_, nnet), config.optimize_config,
+                config.compiler_config) {
+  if (nnet_rewrite_.Applied()) nnet_rewrite_.Undo(nnet_);
   config_.Check();
   if (config_.debug_computation) config_.compute_config.debug = true;
   if (config_.zero_component_stats) ZeroComponentStats(nnet_);
   delta_nnet_.reset(new Nnet(*nnet_));
   ScaleNnet(0.0, delta_nnet_.get());
+  delta_rewrite_.reset(new SplicedAffinesAsTdnn(
+      RewriteMinDim(config_.spliced_affine_min_dim), *delta_nnet_));
+  NNET3_ASSERT(delta_rewrite_->NumRewritten() == nnet_rewrite_.NumRewritten());
+  if (nnet_rewrite_.NumRewritten() > 0) {
+    NNET3_VLOG(1) << "Training " << nnet_rewrite_.NumRewritten()
+                  << " spliced affine layers as TdnnComponents";
+  }
   num_max_change_per_component_applied_.assign(
       NumUpdatableComponents(*delta_nnet_), 0);
   // Drawn only when needed, so that plain SGD leaves the random stream as
@@ -196,6 +255,7 @@ NnetTrainer::NnetTrainer(const NnetTrainerOptions &config, Nnet *nnet)
       NNET3_WARN << "Could not open cached computation " << config_.read_cache
                  << ". Probably this is the first training iteration.";
     } else {
+      RewriteScope rewritten(this);  // cached computations are checked
       compiler_.ReadCacheFile(config_.read_cache);
       NNET3_LOG << "Read computation cache from " << config_.read_cache;
     }
@@ -212,6 +272,7 @@ void NnetTrainer::WriteCache() const {
 
 void NnetTrainer::Train(const NnetExample &eg) {
   CheckExampleDims(*nnet_, eg);
+  RewriteScope rewritten(this);
   ComputationRequest request;
   GetComputationRequest(*nnet_, eg, true, config_.store_component_stats,
                         &request);

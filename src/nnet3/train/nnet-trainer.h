@@ -27,8 +27,14 @@
 // name plus "_backstitch". Momentum must be 0.
 // Objective totals per output are logged every --print-interval minibatches
 // and at the end (PrintTotalStats), in Kaldi's words.
+// Affines that read one node at several time offsets (the wide layers of
+// a TDNN) are trained as TdnnComponents, without the spliced copy of their
+// input (--spliced-affine-min-dim; nnet3/nnet/nnet-splice-tdnn.h): the
+// rewrite is applied to the network and the delta network for the length
+// of each Train() call and undone after it.
 // Invariants: delta_nnet_ has the structure of the network; the network
-// keeps its structure while the trainer exists (the compiler caches by it).
+// keeps its structure while the trainer exists (the compiler caches by it)
+// and, between calls, has the components it was given.
 #ifndef NNET3_NNET3_TRAIN_NNET_TRAINER_H_
 #define NNET3_NNET3_TRAIN_NNET_TRAINER_H_
 
@@ -39,6 +45,7 @@
 
 #include "nnet3/compute/nnet-computer.h"
 #include "nnet3/egs/nnet-example.h"
+#include "nnet3/nnet/nnet-splice-tdnn.h"
 #include "nnet3/optimize/caching-optimizing-compiler.h"
 #include "util/options.h"
 
@@ -55,6 +62,10 @@ struct NnetTrainerOptions {
   BaseFloat max_param_change = 2.0;
   BaseFloat backstitch_training_scale = 0.0;
   int32 backstitch_training_interval = 1;
+  // Ours (nnet3/nnet/nnet-splice-tdnn.h): affines reading a node at least
+  // this wide at several time offsets are trained as TdnnComponents; 0:
+  // never.
+  int32 spliced_affine_min_dim = kMinSplicedPartDimForTdnn;
   std::string read_cache, write_cache;
   bool binary_write_cache = true;
   NnetOptimizeOptions optimize_config;
@@ -107,6 +118,10 @@ class NnetTrainer {
   // nullptr if no minibatch had this output.
   const ObjectiveFunctionInfo *GetObjective(const std::string &name) const;
   const Nnet &DeltaNnet() const { return *delta_nnet_; }
+  // How many affine layers are trained as TdnnComponents.
+  int32 NumSplicedAffinesAsTdnn() const {
+    return nnet_rewrite_.NumRewritten();
+  }
 
  private:
   // One pass over the minibatch: forward, objectives (reported with
@@ -123,9 +138,16 @@ class NnetTrainer {
                       const std::string &suffix);
   void PrintMaxChangeStats() const;
 
+  class RewriteScope;
+
   NnetTrainerOptions config_;
   Nnet *nnet_;
   std::unique_ptr<Nnet> delta_nnet_;
+  // The spliced-affine rewrites of nnet_ and delta_nnet_, applied only
+  // inside Train() (and while reading the cache): outside, both networks
+  // have their own components.
+  SplicedAffinesAsTdnn nnet_rewrite_;
+  std::unique_ptr<SplicedAffinesAsTdnn> delta_rewrite_;
   CachingOptimizingCompiler compiler_;
   int32 num_minibatches_processed_ = 0;
   std::vector<int32> num_max_change_per_component_applied_;

@@ -226,8 +226,11 @@ TEST(NaturalGradientTest, PreconditionedRowsAndScale) {
 // takes nearly all of [X, 1], so the algebraic trace would cancel and the
 // formed one must be taken instead: the test checks that each data set
 // was in the regime it is meant for.
+// X is passed whole and, as a TdnnComponent passes its spliced input, as
+// column blocks (here of unequal widths).
 TEST(NaturalGradientTest, UnformedColumnOfOnesMatchesTheFormedMatrix) {
   RandomSource rs(17);
+  for (int32 num_blocks : {1, 3})
   for (BaseFloat offset : {0.0f, 1000.0f}) {
     const int32 D = (offset == 0.0f ? 12 : 120);
     DMat V = RandomRotation(D, &rs);
@@ -237,8 +240,8 @@ TEST(NaturalGradientTest, UnformedColumnOfOnesMatchesTheFormedMatrix) {
                           unformed = formed;
     int32 small_remainders = 0, large_remainders = 0;
     for (int32 t = 0; t < 24; t++) {
-      SCOPED_TRACE("offset " + std::to_string(offset) + " call " +
-                   std::to_string(t));
+      SCOPED_TRACE("blocks " + std::to_string(num_blocks) + " offset " +
+                   std::to_string(offset) + " call " + std::to_string(t));
       Matrix<BaseFloat> X = CorrelatedData(t % 5 == 0 ? 3 : 30, V, sd, &rs);
       X.Add(offset);
       Matrix<BaseFloat> X1(X.NumRows(), D + 1);
@@ -251,9 +254,16 @@ TEST(NaturalGradientTest, UnformedColumnOfOnesMatchesTheFormedMatrix) {
       CuMatrix<BaseFloat> Y(X1);
       BaseFloat scale_formed, scale_unformed;
       formed.PreconditionDirections(&Y, &scale_formed);
-      CuMatrix<BaseFloat> H, W;
-      unformed.PreconditionWithOnes(CuMatrix<BaseFloat>(X), &H, &W,
-                                    &scale_unformed);
+      CuMatrix<BaseFloat> H, W, X_cu(X);
+      if (num_blocks == 1) {
+        unformed.PreconditionWithOnes(X_cu, &H, &W, &scale_unformed);
+      } else {
+        const int32 widths[3] = {D / 2, D / 3, D - D / 2 - D / 3};
+        std::vector<CuSubMatrix<BaseFloat> > blocks;
+        for (int32 b = 0, col = 0; b < 3; col += widths[b++])
+          blocks.push_back(X_cu.ColRange(col, widths[b]));
+        unformed.PreconditionWithOnes(blocks, &H, &W, &scale_unformed);
+      }
       const Matrix<BaseFloat> y = ToHost(Y), h = ToHost(H), w = ToHost(W);
       ASSERT_EQ(h.NumRows(), X.NumRows());
       ASSERT_EQ(w.NumCols(), D + 1);
@@ -278,9 +288,17 @@ TEST(NaturalGradientTest, UnformedColumnOfOnesMatchesTheFormedMatrix) {
       EXPECT_NEAR(scale_unformed, scale_formed, 2e-5 * scale_formed);
       const Matrix<BaseFloat> Wf = ToHost(formed.W()),
                               Wu = ToHost(unformed.W());
-      for (int32 r = 0; r < Wf.NumRows(); r++)
+      // W^T W rather than W: the rows of W (eigenvectors) whose variances
+      // are (nearly) equal may come out with another sign or rotated among
+      // themselves when rounding differs, which leaves W^T W (nearly) as it
+      // is.
+      Matrix<BaseFloat> Pf(D + 1, D + 1), Pu(D + 1, D + 1);
+      Pf.AddMatMat(1.0, Wf, kTrans, Wf, kNoTrans, 0.0);
+      Pu.AddMatMat(1.0, Wu, kTrans, Wu, kNoTrans, 0.0);
+      ASSERT_EQ(Wu.NumRows(), Wf.NumRows());
+      for (int32 i = 0; i <= D; i++)
         for (int32 j = 0; j <= D; j++)
-          ASSERT_NEAR(Wu(r, j), Wf(r, j), 1e-4) << r << "," << j;
+          ASSERT_NEAR(Pu(i, j), Pf(i, j), 1e-5) << i << "," << j;
       EXPECT_NEAR(unformed.Rho(), formed.Rho(), 1e-4 * formed.Rho());
       for (int32 r = 0; r < formed.DiagD().Dim(); r++)
         EXPECT_NEAR(unformed.DiagD()(r), formed.DiagD()(r),
