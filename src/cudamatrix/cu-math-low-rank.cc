@@ -181,6 +181,25 @@ Real SubtractProjection(const CuMatrixBase<Real> &H,
   return 0;  // not reached
 }
 
+template <typename Real>
+Real SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks) {
+  NNET3_ASSERT(!blocks.empty());
+  if (!blocks[0].OnDevice()) {
+    Real sum = 0;
+    for (const CuSubMatrix<Real> &b : blocks) sum += TraceMatMat(b, b, kTrans);
+    return sum;
+  }
+  CuVector<Real> row_squares(blocks[0].NumRows());
+  for (const CuSubMatrix<Real> &b : blocks) {
+    NNET3_ASSERT(b.NumRows() == row_squares.Dim());
+    row_squares.AddDiagMat2(1.0, b, kNoTrans, 1.0);
+  }
+  return row_squares.Sum();
+}
+
+template float SumOfSquares(const std::vector<CuSubMatrix<float> > &);
+template double SumOfSquares(const std::vector<CuSubMatrix<double> > &);
+
 template float SubtractProjection(const CuMatrixBase<float> &,
                                   const CuMatrixBase<float> &,
                                   CuMatrixBase<float> *);

@@ -9,6 +9,9 @@
 // registers while all R terms are taken off it and squares the result
 // before storing it, so X is read and written once.
 //
+// SumOfSquares: the preconditioner's trace of an input given as column
+// blocks, with one read-back on a GPU.
+//
 // Invariants:
 //  - the result equals X.AddMatMat(-1, H, kNoTrans, W, kNoTrans, 1) and
 //    then TraceMatMat(X, X, kTrans) up to float rounding (the order of the
@@ -23,6 +26,8 @@
 #ifndef NNET3_CUDAMATRIX_CU_MATH_LOW_RANK_H_
 #define NNET3_CUDAMATRIX_CU_MATH_LOW_RANK_H_
 
+#include <vector>
+
 #include "cudamatrix/cu-matrix.h"
 
 namespace nnet3 {
@@ -33,6 +38,14 @@ namespace cu {
 template <typename Real>
 Real SubtractProjection(const CuMatrixBase<Real> &H,
                         const CuMatrixBase<Real> &W, CuMatrixBase<Real> *X);
+
+// The sum of squares of the elements of the column blocks [B_0 B_1 ...]
+// (equal row counts; they may overlap in memory), i.e. the sum of
+// TraceMatMat(B_k, B_k, kTrans). On the CPU it is exactly that sum, in
+// block order; on a GPU the rows' sums of squares are accumulated on the
+// device and read back once, whatever the number of blocks.
+template <typename Real>
+Real SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks);
 
 // Whether the host kernel is in use on this CPU (AVX-512 with FMA); when
 // false SubtractProjection takes the BLAS path. For tests and benchmarks.

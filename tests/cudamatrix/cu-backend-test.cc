@@ -24,6 +24,7 @@
 #include "cudamatrix/cu-device.h"
 #include "cudamatrix/cu-host-view.h"
 #include "cudamatrix/cu-math-fused.h"
+#include "cudamatrix/cu-math-low-rank.h"
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "cudamatrix/cu-matrix.h"
@@ -610,6 +611,14 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
     x.vc.AddVec(1.0, dots);
     cu::BackpropDropoutFromValues(*x.A, relu, *x.B, &d);
     x.B->AddMat(1.0, d);
+  });
+  CheckOp<R>("SumOfSquares", [](Operands<R> &x) {
+    if (x.r == 0) return;
+    std::vector<CuSubMatrix<R> > blocks;
+    blocks.push_back(x.A->ColRange(0, x.c));
+    blocks.push_back(x.B->ColRange(0, x.c));
+    blocks.push_back(x.A->ColRange(0, (x.c + 1) / 2));
+    x.results.push_back(cu::SumOfSquares(blocks));
   });
   CheckOp<R>("NormalizeAndPnorm", [](Operands<R> &x) {
     if (x.r == 0) return;

@@ -1,6 +1,6 @@
 // Tests of cudamatrix/cu-math-low-rank.h against a naive oracle: the
 // rank-R update X - H W and the sum of squares of the result computed
-// element by element in double. Shapes cover every remainder of the
+// element by element in double (and SumOfSquares of column blocks). Shapes cover every remainder of the
 // kernel's blocks (rows not a multiple of 8, columns not a multiple of 16
 // or 32, R of 1), views with strides larger than their widths, and a matrix
 // large enough for the row threads, which must give the same bits with one
@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "base/random.h"
 #include "matrix/row-threads.h"
@@ -120,6 +121,26 @@ TEST(SubtractProjection, OneAndTwoRowThreadsGiveTheSameBits) {
     }
   // And the threaded result is the product (spot check of a few rows).
   CheckShape<float>(N, D, R, 7);
+}
+
+// SumOfSquares on the CPU: the sum of the blocks' TraceMatMat, in block
+// order, here against a double-precision oracle on overlapping views.
+TEST(SumOfSquares, IsTheSumOverTheBlocks) {
+  CuMatrix<float> m = Padded<float>(37, 21, 9);
+  const CuSubMatrix<float> inner = Inner(m);  // 37 x 16, stride 21
+  std::vector<CuSubMatrix<float> > blocks;
+  blocks.push_back(inner.Range(0, 30, 0, 16));
+  blocks.push_back(inner.Range(3, 30, 5, 7));  // overlaps the first
+  blocks.push_back(inner.Range(7, 30, 15, 1));
+  double expected = 0.0;
+  const Matrix<float> h = inner.Download();
+  const int32 offsets[3][3] = {{0, 0, 16}, {3, 5, 7}, {7, 15, 1}};
+  for (const auto &o : offsets)
+    for (int32 i = 0; i < 30; i++)
+      for (int32 j = 0; j < o[2]; j++)
+        expected += double(h(o[0] + i, o[1] + j)) * h(o[0] + i, o[1] + j);
+  EXPECT_NEAR(cu::SumOfSquares(blocks), expected, 1e-5 * expected);
+  EXPECT_GT(expected, 100.0);
 }
 
 }  // namespace

@@ -329,8 +329,7 @@ void OnlineNaturalGradient::PreconditionWithOnes(
   NNET3_ASSERT(NumBlockCols(X) + 1 == W_t_.NumCols());
   bool updating = Updating();
   BaseFloat initial_product = X[0].NumRows();
-  for (const CuSubMatrix<BaseFloat> &b : X)
-    initial_product += TraceMatMat(b, b, kTrans);
+  initial_product += cu::SumOfSquares(X);
   BaseFloat final_product = Step(updating, initial_product, nullptr, &X, H, W);
   *scale = initial_product <= 0.0 ? 1.0
                                   : std::sqrt(initial_product / final_product);
