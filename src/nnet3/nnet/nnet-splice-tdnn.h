@@ -59,12 +59,13 @@ class SplicedAffinesAsTdnn {
   // Rewrites 'nnet', which must be the network given to the constructor (or
   // one of the same structure, such as a copy) in its original form: the
   // parameters move into the TdnnComponents by swapping, the learning-rate
-  // settings and orthonormal constraints are copied, and the TdnnComponents
-  // and the Append descriptors take the affines' places (kept here).
+  // settings, orthonormal constraints and natural-gradient preconditioners
+  // are copied, and the TdnnComponents and the Append descriptors take the
+  // affines' places (kept here).
   void Apply(Nnet *nnet);
   // Undoes Apply() on the same network: the affines come back with the
-  // parameters (and learning-rate settings) the TdnnComponents have now.
-  // The affines' preconditioners are left as they were.
+  // parameters, learning-rate settings and preconditioners (state included)
+  // the TdnnComponents have now.
   void Undo(Nnet *nnet);
   bool Applied() const { return applied_; }
 
