@@ -202,11 +202,13 @@ void TdnnComponent::InitFromSplicedAffine(
   bias_params_.Swap(bias_params);
   orthonormal_constraint_ = 0.0;
   use_natural_gradient_ = use_natural_gradient;
-  const int32 spliced_dim = linear_params_.NumCols(),
-              output_dim = linear_params_.NumRows();
+  // The ranks from the affine's dimensions: the parameters may be given
+  // later (nnet3/nnet/nnet-splice-tdnn.h lends them for each Apply()).
+  const int32 spliced_dim = configs_from.InputDim(),
+              output_dim = configs_from.OutputDim();
   SetPreconditioners(std::min(20, (spliced_dim + 1) / 2),
                      std::min(80, (output_dim + 1) / 2), 4.0, 4.0, 2000.0);
-  Check();
+  if (linear_params_.NumCols() != 0) Check();  // else checked when given
 }
 
 std::string TdnnComponent::Info() const {

@@ -89,11 +89,12 @@ class TdnnComponent : public UpdatableComponent {
   // Becomes the affine map 'linear_params' (output-dim x (input-dim * number
   // of offsets), column blocks in the order of 'time_offsets') plus
   // 'bias_params' (may be empty: no bias) over the input spliced at
-  // 'time_offsets'. Both are taken by swapping, so no parameter is copied;
-  // the learning-rate settings come from 'configs_from', the preconditioners
-  // get the config defaults. Used to compute an affine that reads an Append
-  // of one node at several offsets without building the spliced matrix
-  // (nnet3/nnet/nnet-splice-tdnn.h).
+  // 'time_offsets'. Both are taken by swapping, so no parameter is copied
+  // (both may be empty, to be swapped in later); the learning-rate settings
+  // come from 'configs_from' (the affine), the preconditioners get the
+  // config defaults for its dimensions. Used to compute an affine that
+  // reads an Append of one node at several offsets without building the
+  // spliced matrix (nnet3/nnet/nnet-splice-tdnn.h).
   void InitFromSplicedAffine(const std::vector<int32> &time_offsets,
                              const UpdatableComponent &configs_from,
                              bool use_natural_gradient,

@@ -79,16 +79,15 @@ SplicedAffinesAsTdnn::SplicedAffinesAsTdnn(int32 min_part_dim,
     if (part_dim < min_part_dim) continue;
     NNET3_ASSERT(part_dim * static_cast<int32>(offsets.size()) ==
                  affine->InputDim());
-    // The TdnnComponent is made with copies of the parameters (so that it
-    // checks its dimensions) and then holds none until Apply().
-    CuMatrix<BaseFloat> linear(affine->LinearParams());
-    CuVector<BaseFloat> bias(affine->BiasParams());
+    // The TdnnComponent holds no parameters until Apply() (no copy: a
+    // tool that computes must not need a second copy of a layer's weights,
+    // even for a moment).
+    CuMatrix<BaseFloat> no_linear;
+    CuVector<BaseFloat> no_bias;
     std::unique_ptr<TdnnComponent> tdnn(new TdnnComponent());
     tdnn->InitFromSplicedAffine(offsets, *affine,
                                 type == "NaturalGradientAffineComponent",
-                                &linear, &bias);
-    tdnn->LinearParams().Resize(0, 0);
-    tdnn->BiasParams().Resize(0);
+                                &no_linear, &no_bias);
     std::vector<std::unique_ptr<SumDescriptor> > parts;
     parts.emplace_back(new SimpleSumDescriptor(
         std::unique_ptr<ForwardingDescriptor>(
