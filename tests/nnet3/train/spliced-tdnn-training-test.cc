@@ -11,15 +11,14 @@
 // the numbers.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/random.h"
-#include "nnet3/components/affine.h"
 #include "nnet3/egs/example-utils.h"
+#include "nnet3/testing/computation-runner.h"
 #include "nnet3/testing/random-nnet.h"
 #include "nnet3/train/nnet-trainer.h"
 
@@ -96,34 +95,6 @@ std::string Skeleton(const std::string &text) {
   return out;
 }
 
-// Largest difference of the two networks' parameters relative to the
-// largest parameter of 'a', over the updatable components.
-double MaxRelativeParamDiff(const Nnet &a, const Nnet &b) {
-  double worst = 0.0;
-  for (int32 c = 0; c < a.NumComponents(); c++) {
-    const AffineComponent *ca =
-        dynamic_cast<const AffineComponent *>(a.GetComponent(c));
-    const AffineComponent *cb =
-        dynamic_cast<const AffineComponent *>(b.GetComponent(c));
-    if (ca == nullptr) continue;
-    EXPECT_NE(cb, nullptr);
-    if (cb == nullptr) return 1.0;
-    Matrix<BaseFloat> la = ca->LinearParams().Download(),
-                      lb = cb->LinearParams().Download();
-    Vector<BaseFloat> ba(ca->BiasParams().Dim()), bb(cb->BiasParams().Dim());
-    ca->BiasParams().CopyToVec(&ba);
-    cb->BiasParams().CopyToVec(&bb);
-    double scale = std::max<double>(std::max(la.Max(), -la.Min()),
-                                    std::max(ba.Max(), -ba.Min()));
-    for (int32 i = 0; i < la.NumRows(); i++)
-      for (int32 j = 0; j < la.NumCols(); j++)
-        worst = std::max(worst, std::fabs(double(la(i, j)) - lb(i, j)) / scale);
-    for (int32 i = 0; i < ba.Dim(); i++)
-      worst = std::max(worst, std::fabs(double(ba(i)) - bb(i)) / scale);
-  }
-  return worst;
-}
-
 // Trains a copy of 'init' on 'mbs' with the given rewrite threshold.
 Nnet Trained(const Nnet &init, const std::vector<NnetExample> &mbs,
              int32 min_dim, BaseFloat momentum, int32 *num_applied) {
@@ -156,16 +127,16 @@ TEST(SplicedTdnnTraining, MatchesTrainingTheAffines) {
       std::vector<NnetExample> one(mbs.begin(), mbs.begin() + 1);
       Nnet ref = Trained(init, one, 0, momentum, &applied_ref),
            ours = Trained(init, one, 1, momentum, &applied);
-      EXPECT_LT(MaxRelativeParamDiff(ref, ours), 2e-6);
+      EXPECT_LT(ParameterDifference(ref, ours), 2e-6);
       // The update moved the parameters much more than that.
-      EXPECT_GT(MaxRelativeParamDiff(init, ref), 1e-3);
+      EXPECT_GT(ParameterDifference(init, ref), 1e-3);
       EXPECT_EQ(Skeleton(Text(ours)), Skeleton(Text(ref)));
     }
     // Six: the preconditioners' state carries over from call to call (a
     // fresh estimate on each call would differ far more than this).
     Nnet ref = Trained(init, mbs, 0, momentum, &applied_ref),
          ours = Trained(init, mbs, 1, momentum, &applied);
-    EXPECT_LT(MaxRelativeParamDiff(ref, ours), 2e-5);
+    EXPECT_LT(ParameterDifference(ref, ours), 2e-5);
     EXPECT_EQ(Skeleton(Text(ours)), Skeleton(Text(ref)));
     EXPECT_EQ(applied_ref, 0);
     EXPECT_EQ(applied, 3);
