@@ -155,6 +155,27 @@ class DeviceOps {
       double count_in, M input_deriv, M params_deriv,
       cuda::DevMat<double> value_sum_out, cuda::DevMat<double> deriv_sum_out,
       M self_repair_sum_out) = 0;
+
+  // Attention (cu-math-attention.h); "temp" holds 2 * weights.cols.
+  virtual void ShiftedRowDots(M w, Real alpha, CM a, CM b, int32 shift) = 0;
+  virtual void AddWeightedShiftedRows(M a, Real alpha, CM b, CM w,
+                                      int32 shift) = 0;
+  virtual void ScatterWeightedRows(M b, Real alpha, CM a, CM w,
+                                   int32 shift) = 0;
+  virtual void AccumulateAttentionStats(CM weights, int32 num_heads, V temp,
+                                        cuda::DevMat<double> posterior,
+                                        cuda::DevVec<double> entropy) = 0;
+
+  // Convolution (cu-math-convolution.h).
+  virtual void AddTiledBlockSums(M sums, CM m) = 0;
+  virtual void AddTiled(M m, CM tile) = 0;
+  virtual void SelectWhereEqual(M data, CM ref, CM src) = 0;
+
+  // Updates (cu-math-update.h). OrthonormalizeRows waits for its answer.
+  virtual void TruncationRowScales(V scales, M flags, CM deriv, CV zeroing,
+                                   Real inv_clip_sq, Real zero_sq) = 0;
+  virtual void FloorMagnitude(V v, Real floor) = 0;
+  virtual bool OrthonormalizeRows(M m, double *work) = 0;
 };
 
 }  // namespace nnet3

@@ -22,11 +22,13 @@
 #include "cudamatrix/cu-backend.h"
 #include "cudamatrix/cu-compressed-matrix.h"
 #include "cudamatrix/cu-device.h"
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-attention.h"
+#include "cudamatrix/cu-math-convolution.h"
 #include "cudamatrix/cu-math-fused.h"
 #include "cudamatrix/cu-math-low-rank.h"
 #include "cudamatrix/cu-math-nonlinear.h"
 #include "cudamatrix/cu-math-recurrent.h"
+#include "cudamatrix/cu-math-update.h"
 #include "cudamatrix/cu-matrix.h"
 #include "cudamatrix/gpu-backend-test-util.h"
 #include "matrix/sparse.h"
@@ -708,15 +710,78 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
           }
     }
   });
-  CheckOp<R>("HostViews", [](Operands<R> &x) {
-    HostMatWrite<R> w(x.C.get());
-    (*w).Scale(2.0);
-    w.Commit();
-    HostMatRead<R> r(*x.A);
-    x.results.push_back((*r).Sum());
-    HostVecWrite<R> v(&x.vr);
-    (*v).Add(1.0);
-    v.Commit();
+  CheckOp<R>("Attention", [](Operands<R> &x) {
+    // A (r rows) is the taller matrix; n_out = r - 2 shift rows attend to
+    // 3 positions each.
+    if (x.r < 3) return;
+    const int32 shift = x.r >= 9 ? 2 : 1, n_out = x.r - 2 * shift, n_pos = 3;
+    CuMatrix<R> w(n_out, n_pos);
+    cu::ShiftedRowDots(R(0.5), x.B->RowRange(0, n_out), *x.A, shift, &w);
+    CuSubMatrix<R> c_part = x.C->RowRange(0, n_out);
+    cu::AddWeightedShiftedRows(R(0.25), *x.A, w, shift, &c_part);
+    cu::ScatterWeightedRows(R(0.5), c_part, w, shift, x.B.get());
+    x.results.push_back(w.Sum());
+    x.results.push_back(w.FrobeniusNorm());
+    if (x.c < 6) return;
+    // Two heads of three positions; a column of zeros (0 log 0).
+    CuMatrix<R> weights(x.A->ColRange(0, 6));
+    weights.ApplyAbs();
+    weights.ColRange(4, 1).SetZero();
+    CuMatrix<double> posterior(2, 3);
+    CuVector<double> entropy(2);
+    posterior.Set(1.0);
+    entropy.Set(2.0);
+    cu::AccumulateAttentionStats(weights, 2, &posterior, &entropy);
+    Matrix<double> p = posterior.Download();
+    for (int32 h = 0; h < 2; h++) {
+      x.results.push_back(entropy.Download()(h));
+      for (int32 k = 0; k < 3; k++) x.results.push_back(p(h, k));
+    }
+  });
+  CheckOp<R>("Convolution", [](Operands<R> &x) {
+    if (x.r == 0) return;
+    CuMatrix<R> tile(std::min(3, x.r), std::min(5, x.c));
+    tile.Set(0.5);
+    cu::AddTiledBlockSums(*x.A, &tile);
+    Matrix<R> t = tile.Download();
+    for (int32 i = 0; i < t.NumRows(); i++)
+      for (int32 f = 0; f < t.NumCols(); f++) x.results.push_back(t(i, f));
+    cu::AddTiled(tile, x.C.get());
+    // ref == B where B >= 0: B becomes A there and 0 elsewhere.
+    CuMatrix<R> ref(*x.B);
+    ref.ApplyFloor(0.0);
+    cu::SelectWhereEqual(ref, *x.A, x.B.get());
+  });
+  CheckOp<R>("Update", [](Operands<R> &x) {
+    if (x.r == 0) return;
+    // Rows' squared norms are about c: clip at half of them, zero at the
+    // largest, with every other row a boundary.
+    Vector<R> zeroing_h(x.r);
+    for (int32 i = 0; i < x.r; i += 2) zeroing_h(i) = -1.0;
+    CuVector<R> zeroing(zeroing_h);
+    int32 num_clipped = 0;
+    R num_zeroed = 0;
+    cu::TruncationRowScales(*x.A, &zeroing, R(1.0 / x.c), R(1.5 * x.c), &x.vr,
+                            &num_clipped, &num_zeroed);
+    x.int_results.push_back(num_clipped);
+    x.results.push_back(num_zeroed);
+    cu::TruncationRowScales(*x.B, static_cast<const CuVector<R> *>(nullptr),
+                            R(0.5 / x.c), R(0), &x.wr,
+                            static_cast<int32 *>(nullptr),
+                            static_cast<R *>(nullptr));
+    x.results.push_back(x.wr.Sum());
+    cu::FloorMagnitude(R(0.5), &x.vc);
+    if (x.r <= x.c) {
+      cu::OrthonormalizeRows(x.C.get());
+      if (x.r >= 2) {
+        // A vanishing row: the device hands the matrix to the host, which
+        // draws the replacement from the default source (reseeded so that
+        // both backends draw the same numbers).
+        x.A->Row(1).CopyFromVec(x.A->Row(0));
+        Srand(77);
+        cu::OrthonormalizeRows(x.A.get());
+      }
+    }
   });
 }
 

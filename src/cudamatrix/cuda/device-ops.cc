@@ -4,8 +4,10 @@
 // compiled by nvcc in their own files.
 #include "cudamatrix/cuda/device-ops.h"
 
+#include "cudamatrix/cuda/attention.h"
 #include "cudamatrix/cuda/broadcast.h"
 #include "cudamatrix/cuda/compressed.h"
+#include "cudamatrix/cuda/convolution.h"
 #include "cudamatrix/cuda/copy-set.h"
 #include "cudamatrix/cuda/elementwise.h"
 #include "cudamatrix/cuda/gemm.h"
@@ -15,6 +17,7 @@
 #include "cudamatrix/cuda/row-ops.h"
 #include "cudamatrix/cuda/softmax.h"
 #include "cudamatrix/cuda/sparse.h"
+#include "cudamatrix/cuda/update.h"
 
 namespace nnet3 {
 namespace cuda {
@@ -234,6 +237,44 @@ class KernelOps : public DeviceOps<Real> {
                                    self_repair_config, count_in, input_deriv,
                                    params_deriv, value_sum_out, deriv_sum_out,
                                    self_repair_sum_out);
+  }
+
+  void ShiftedRowDots(M w, Real alpha, CM a, CM b, int32 shift) override {
+    cuda::ShiftedRowDots(w, alpha, a, b, shift);
+  }
+  void AddWeightedShiftedRows(M a, Real alpha, CM b, CM w,
+                              int32 shift) override {
+    cuda::AddWeightedShiftedRows(a, alpha, b, w, shift);
+  }
+  void ScatterWeightedRows(M b, Real alpha, CM a, CM w,
+                           int32 shift) override {
+    cuda::ScatterWeightedRows(b, alpha, a, w, shift);
+  }
+  void AccumulateAttentionStats(CM weights, int32 num_heads, V temp,
+                                DevMat<double> posterior,
+                                DevVec<double> entropy) override {
+    cuda::AccumulateAttentionStats(weights, num_heads, temp, posterior,
+                                   entropy);
+  }
+
+  void AddTiledBlockSums(M sums, CM m) override {
+    cuda::AddTiledBlockSums(sums, m);
+  }
+  void AddTiled(M m, CM tile) override { cuda::AddTiled(m, tile); }
+  void SelectWhereEqual(M data, CM ref, CM src) override {
+    cuda::SelectWhereEqual(data, ref, src);
+  }
+
+  void TruncationRowScales(V scales, M flags, CM deriv, CV zeroing,
+                           Real inv_clip_sq, Real zero_sq) override {
+    cuda::TruncationRowScales(scales, flags, deriv, zeroing, inv_clip_sq,
+                              zero_sq);
+  }
+  void FloorMagnitude(V v, Real floor) override {
+    cuda::FloorMagnitude(v, floor);
+  }
+  bool OrthonormalizeRows(M m, double *work) override {
+    return cuda::OrthonormalizeRows(m, work);
   }
 };
 

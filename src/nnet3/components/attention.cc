@@ -3,9 +3,8 @@
 // and the equations.
 #include "nnet3/components/attention.h"
 
-#include <cmath>
-
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-attention.h"
+#include "cudamatrix/cu-math-nonlinear.h"
 
 namespace nnet3 {
 namespace attention {
@@ -19,81 +18,33 @@ int32 AttentionRowShift(int32 num_in_rows, int32 num_out_rows,
   return extra / (num_positions - 1);
 }
 
-namespace {
-
-inline BaseFloat Dot(const BaseFloat *a, const BaseFloat *b, int32 dim) {
-  BaseFloat sum = 0.0;
-  for (int32 k = 0; k < dim; k++) sum += a[k] * b[k];
-  return sum;
-}
-
-inline void Axpy(BaseFloat alpha, const BaseFloat *x, BaseFloat *y,
-                 int32 dim) {
-  for (int32 k = 0; k < dim; k++) y[k] += alpha * x[k];
-}
-
-}  // namespace
-
+// The three row products run as cu:: operations (cudamatrix/
+// cu-math-attention.h), with the shift the shapes imply.
 void ShiftedRowDots(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
                     const CuMatrixBase<BaseFloat> &B,
                     CuMatrixBase<BaseFloat> *W) {
-  const int32 n_out = A.NumRows(), dim = A.NumCols(),
-              n_pos = W->NumCols();
-  NNET3_ASSERT(B.NumCols() == dim && W->NumRows() == n_out);
-  const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
-  // Host views (row by row on the host).
-  HostMatRead<BaseFloat> a_host(A), b_host(B);
-  HostMatWrite<BaseFloat> w_host(W);
-  const MatrixBase<BaseFloat> &a = *a_host, &b = *b_host;
-  MatrixBase<BaseFloat> &w = *w_host;
-  for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *a_row = a.RowData(i);
-    BaseFloat *w_row = w.RowData(i);
-    for (int32 p = 0; p < n_pos; p++)
-      w_row[p] = alpha * Dot(a_row, b.RowData(i + p * shift), dim);
-  }
-  w_host.Commit();
+  NNET3_ASSERT(B.NumCols() == A.NumCols() && W->NumRows() == A.NumRows());
+  cu::ShiftedRowDots(alpha, A, B,
+                     AttentionRowShift(B.NumRows(), A.NumRows(), W->NumCols()),
+                     W);
 }
 
 void AddWeightedShiftedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &B,
                             const CuMatrixBase<BaseFloat> &W,
                             CuMatrixBase<BaseFloat> *A) {
-  const int32 n_out = A->NumRows(), dim = A->NumCols(),
-              n_pos = W.NumCols();
-  NNET3_ASSERT(B.NumCols() == dim && W.NumRows() == n_out);
-  const int32 shift = AttentionRowShift(B.NumRows(), n_out, n_pos);
-  // Host views (row by row on the host).
-  HostMatRead<BaseFloat> b_host(B), w_host(W);
-  HostMatWrite<BaseFloat> a_host(A);
-  const MatrixBase<BaseFloat> &b = *b_host, &w = *w_host;
-  MatrixBase<BaseFloat> &a = *a_host;
-  for (int32 i = 0; i < n_out; i++) {
-    BaseFloat *a_row = a.RowData(i);
-    const BaseFloat *w_row = w.RowData(i);
-    for (int32 p = 0; p < n_pos; p++)
-      Axpy(alpha * w_row[p], b.RowData(i + p * shift), a_row, dim);
-  }
-  a_host.Commit();
+  NNET3_ASSERT(B.NumCols() == A->NumCols() && W.NumRows() == A->NumRows());
+  cu::AddWeightedShiftedRows(
+      alpha, B, W, AttentionRowShift(B.NumRows(), A->NumRows(), W.NumCols()),
+      A);
 }
 
 void ScatterWeightedRows(BaseFloat alpha, const CuMatrixBase<BaseFloat> &A,
                          const CuMatrixBase<BaseFloat> &W,
                          CuMatrixBase<BaseFloat> *B) {
-  const int32 n_out = A.NumRows(), dim = A.NumCols(), n_pos = W.NumCols();
-  NNET3_ASSERT(B->NumCols() == dim && W.NumRows() == n_out);
-  const int32 shift = AttentionRowShift(B->NumRows(), n_out, n_pos);
-  // Host views (row by row on the host).
-  HostMatRead<BaseFloat> a_host(A), w_host(W);
-  HostMatWrite<BaseFloat> b_host(B);
-  const MatrixBase<BaseFloat> &a = *a_host, &w = *w_host;
-  MatrixBase<BaseFloat> &b = *b_host;
-  for (int32 i = 0; i < n_out; i++) {
-    const BaseFloat *a_row = a.RowData(i);
-    const BaseFloat *w_row = w.RowData(i);
-    for (int32 p = 0; p < n_pos; p++)
-      Axpy(alpha * w_row[p], a_row, b.RowData(i + p * shift), dim);
-  }
-  b_host.Commit();
+  NNET3_ASSERT(B->NumCols() == A.NumCols() && W.NumRows() == A.NumRows());
+  cu::ScatterWeightedRows(
+      alpha, A, W, AttentionRowShift(B->NumRows(), A.NumRows(), W.NumCols()),
+      B);
 }
 
 void AttentionForward(BaseFloat key_scale, const CuMatrixBase<BaseFloat> &keys,
@@ -156,21 +107,7 @@ void AttentionBackward(BaseFloat key_scale, const CuMatrixBase<BaseFloat> &keys,
   ScatterWeightedRows(1.0, d_out_values, weights, values_deriv);
 
   // Through the softmax: dB(i,p) = W(i,p) (dW(i,p) - sum_q W(i,q) dW(i,q)).
-  // Host views (row by row on the host).
-  {
-    HostMatRead<BaseFloat> w_host(weights);
-    HostMatWrite<BaseFloat> dw_host(&d_weights);
-    const MatrixBase<BaseFloat> &w = *w_host;
-    MatrixBase<BaseFloat> &dw = *dw_host;
-    for (int32 i = 0; i < n_out; i++) {
-      const BaseFloat *w_row = w.RowData(i);
-      BaseFloat *d_row = dw.RowData(i);
-      BaseFloat inner = Dot(w_row, d_row, n_pos);
-      for (int32 p = 0; p < n_pos; p++)
-        d_row[p] = w_row[p] * (d_row[p] - inner);
-    }
-    dw_host.Commit();
-  }
+  cu::DiffSoftmaxPerRow(weights, d_weights, &d_weights);
   // d_weights now holds the derivative of the pre-softmax scores.
   CuSubMatrix<BaseFloat> q_key(queries, 0, n_out, 0, key_dim),
       dq_key(*queries_deriv, 0, n_out, 0, key_dim),

@@ -3,10 +3,9 @@
 
 #include <cmath>
 #include <iomanip>
-#include <optional>
 #include <sstream>
 
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-update.h"
 
 namespace nnet3 {
 
@@ -185,33 +184,17 @@ void BackpropTruncationComponent::Backprop(
                                                    : zeroing_threshold_;
   const BaseFloat inv_clip_sq = static_cast<BaseFloat>(std::pow(clip, -2)),
                   zero_sq = static_cast<BaseFloat>(std::pow(zero, 2));
+  // Rows whose norm reaches the clipping threshold are scaled to it;
+  // boundary rows (nonzero "zeroing") whose norm exceeds the zeroing
+  // threshold are zeroed. The counts are only needed for the statistics.
   int32 num_clipped = 0;
   BaseFloat num_zeroed = 0.0;
-  // Host views for the per-row decisions.
-  HostMatRead<BaseFloat> deriv_view(*in_deriv);
-  const MatrixBase<BaseFloat> &deriv = *deriv_view;
-  std::optional<HostVecRead<BaseFloat>> zeroing_view;
-  if (indexes != nullptr) zeroing_view.emplace(indexes->zeroing);
-  const VectorBase<BaseFloat> *zeroing =
-      zeroing_view ? &**zeroing_view : nullptr;
-  Vector<BaseFloat> row_scales(num_rows);
-  for (int32 r = 0; r < num_rows; r++) {
-    SubVector<BaseFloat> row(deriv, r);
-    BaseFloat sumsq = VecVec(row, row);
-    // Clipping: rows whose norm reaches the threshold are scaled to it.
-    BaseFloat ratio_sq = inv_clip_sq * sumsq, scale = 1.0f;
-    if (!(ratio_sq < 1.0f)) {
-      num_clipped++;
-      scale = std::pow(ratio_sq, -0.5f);
-    }
-    // Zeroing: boundary rows whose norm exceeds the zeroing threshold.
-    bool over = (sumsq - zero_sq) > 0.0f;
-    if (over && zeroing != nullptr && (*zeroing)(r) != 0.0) {
-      num_zeroed += 1.0f;
-      scale = 0.0f;
-    }
-    row_scales(r) = scale;
-  }
+  CuVector<BaseFloat> row_scales(num_rows, kUndefined);
+  cu::TruncationRowScales(*in_deriv,
+                          indexes != nullptr ? &indexes->zeroing : nullptr,
+                          inv_clip_sq, zero_sq, &row_scales,
+                          to_update != nullptr ? &num_clipped : nullptr,
+                          to_update != nullptr ? &num_zeroed : nullptr);
   if (to_update != nullptr) {
     to_update->num_clipped_ += num_clipped;
     to_update->count_ += num_rows;
@@ -219,7 +202,7 @@ void BackpropTruncationComponent::Backprop(
     if (indexes != nullptr)
       to_update->count_zeroing_boundaries_ += indexes->zeroing_sum;
   }
-  in_deriv->MulRowsVec(CuVector<BaseFloat>(row_scales));
+  in_deriv->MulRowsVec(row_scales);
 }
 
 void BackpropTruncationComponent::Read(std::istream &is, bool binary) {

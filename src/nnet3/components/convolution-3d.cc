@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-convolution.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
@@ -463,26 +463,13 @@ void MaxpoolingComponent::Backprop(const std::string &,
   NNET3_ASSERT(in_value.NumRows() == rows && out_value.NumRows() == rows &&
                out_value.NumCols() == num_out);
   CuMatrix<BaseFloat> routed(rows, num_out, kUndefined);
-  // Host views for the element-wise routing below.
-  HostMatRead<BaseFloat> out_value_view(out_value), out_deriv_view(out_deriv);
-  const MatrixBase<BaseFloat> &out_value_host = *out_value_view,
-                              &out_deriv_host = *out_deriv_view;
   for (int32 dx = 0; dx < pool_x_size_; dx++)
     for (int32 dy = 0; dy < pool_y_size_; dy++)
       for (int32 dz = 0; dz < pool_z_size_; dz++) {
         const std::vector<int32> cols = OffsetColumns(dx, dy, dz);
         routed.CopyCols(in_value, CuArray<int32>(cols));
         // Keep the derivative where this pool element is the maximum.
-        HostMatWrite<BaseFloat> routed_view(&routed);
-        MatrixBase<BaseFloat> &routed_host = *routed_view;
-        for (int32 r = 0; r < rows; r++) {
-          BaseFloat *row = routed_host.RowData(r);
-          const BaseFloat *max_row = out_value_host.RowData(r),
-                          *deriv_row = out_deriv_host.RowData(r);
-          for (int32 c = 0; c < num_out; c++)
-            row[c] = (row[c] == max_row[c]) ? deriv_row[c] : 0.0;
-        }
-        routed_view.Commit();
+        cu::SelectWhereEqual(out_value, out_deriv, &routed);
         ScatterAddColumns(routed, cols, in_deriv);
       }
 }

@@ -2,11 +2,10 @@
 #include "nnet3/components/convolution-compute.h"
 
 #include <algorithm>
-#include <optional>
 #include <sstream>
 
 #include "base/io.h"
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-convolution.h"
 #include "nnet3/components/component.h"
 
 namespace nnet3 {
@@ -618,57 +617,39 @@ void ImageAverageTerm(const ConvolutionComputation &cc, ConvOp op,
                       const CuMatrixBase<BaseFloat> &params_cu,
                       BaseFloat alpha,
                       CuMatrixBase<BaseFloat> *params_deriv_cu) {
-  // Host views: this term is computed element by element on the host. The
-  // forward pass adds to "out", the data backprop to "in" (both passed as
-  // const views of the buffers that receive the term).
-  HostMatWrite<BaseFloat> in_host(const_cast<CuMatrixBase<BaseFloat> *>(&in_cu)),
-      out_host(const_cast<CuMatrixBase<BaseFloat> *>(&out_cu));
-  HostMatRead<BaseFloat> params_host(params_cu);
-  const MatrixBase<BaseFloat> &in = *in_host, &out = *out_host,
-                              &params = *params_host;
-  std::optional<HostMatWrite<BaseFloat>> params_deriv_host;
-  if (params_deriv_cu != nullptr) params_deriv_host.emplace(params_deriv_cu);
-  MatrixBase<BaseFloat> *params_deriv =
-      params_deriv_host ? &**params_deriv_host : nullptr;
+  // The forward pass adds to "out", the data backprop to "in" (both passed
+  // as const views of the buffers that receive the term).
+  CuMatrixBase<BaseFloat> *in = const_cast<CuMatrixBase<BaseFloat> *>(&in_cu),
+                          *out = const_cast<CuMatrixBase<BaseFloat> *>(&out_cu);
   int32 ni = cc.num_images, nfi = cc.num_filters_in, nfo = cc.num_filters_out;
-  int32 in_blocks_h = in.NumCols() / nfi, out_blocks_h = out.NumCols() / nfo;
-  BaseFloat scale = 1.0 / (static_cast<BaseFloat>(in.NumRows() / ni) *
+  int32 in_blocks_h = in->NumCols() / nfi;
+  BaseFloat scale = 1.0 / (static_cast<BaseFloat>(in->NumRows() / ni) *
                            in_blocks_h);
-  // Per-image sums over frames and heights of a (rows x (heights * dim))
-  // matrix.
-  auto block_sums = [ni](const MatrixBase<BaseFloat> &m, int32 dim) {
-    Matrix<BaseFloat> sums(ni, dim);
-    for (int32 r = 0; r < m.NumRows(); r++)
-      for (int32 c = 0; c < m.NumCols(); c++) sums(r % ni, c % dim) += m(r, c);
-    return sums;
-  };
-  SubMatrix<BaseFloat> w0 = params.Range(0, nfo, 0, nfi);
+  // Per-image sums over frames and heights are the sums of the matrix onto
+  // an (images x filters) tile (row r belongs to image r % ni, column c to
+  // filter c % filters).
+  CuSubMatrix<BaseFloat> w0 = params_cu.Range(0, nfo, 0, nfi);
   if (op == ConvOp::kForward) {
-    Matrix<BaseFloat> avg = block_sums(in, nfi);
+    CuMatrix<BaseFloat> avg(ni, nfi);
+    cu::AddTiledBlockSums(*in, &avg);
     avg.Scale(scale);
-    Matrix<BaseFloat> term(ni, nfo);
+    CuMatrix<BaseFloat> term(ni, nfo);
     term.AddMatMat(1.0, avg, kNoTrans, w0, kTrans, 0.0);
-    SubMatrix<BaseFloat> o = out.RowRange(0, out.NumRows());
-    for (int32 r = 0; r < o.NumRows(); r++)
-      for (int32 c = 0; c < out_blocks_h * nfo; c++)
-        o(r, c) += term(r % ni, c % nfo);
-    out_host.Commit();
+    cu::AddTiled(term, out);
     return;
   }
-  Matrix<BaseFloat> g = block_sums(out, nfo);
+  CuMatrix<BaseFloat> g(ni, nfo);
+  cu::AddTiledBlockSums(*out, &g);
   if (op == ConvOp::kBackwardData) {
-    Matrix<BaseFloat> term(ni, nfi);
+    CuMatrix<BaseFloat> term(ni, nfi);
     term.AddMatMat(scale, g, kNoTrans, w0, kNoTrans, 0.0);
-    SubMatrix<BaseFloat> d = in.RowRange(0, in.NumRows());
-    for (int32 r = 0; r < d.NumRows(); r++)
-      for (int32 c = 0; c < d.NumCols(); c++) d(r, c) += term(r % ni, c % nfi);
-    in_host.Commit();
+    cu::AddTiled(term, in);
     return;
   }
-  Matrix<BaseFloat> sums = block_sums(in, nfi);
-  params_deriv->Range(0, nfo, 0, nfi)
+  CuMatrix<BaseFloat> sums(ni, nfi);
+  cu::AddTiledBlockSums(*in, &sums);
+  params_deriv_cu->Range(0, nfo, 0, nfi)
       .AddMatMat(alpha * scale, g, kTrans, sums, kNoTrans, 1.0);
-  params_deriv_host->Commit();
 }
 
 // Splits the work into blocks of output frames as the temporary matrix

@@ -13,9 +13,8 @@
 
 #include "base/log.h"
 #include "base/profile.h"
-#include "base/random.h"
-#include "cudamatrix/cu-host-view.h"
 #include "cudamatrix/cu-math-low-rank.h"
+#include "cudamatrix/cu-math-update.h"
 #include "matrix/linalg.h"
 
 namespace nnet3 {
@@ -76,34 +75,6 @@ bool CholeskyInverse(int32 n, const std::vector<double> &o,
     }
   }
   return true;
-}
-
-// Orthonormalizes the rows of m in place (Gram-Schmidt in double, each
-// projection done twice); a row that vanishes is replaced by a random one.
-void OrthonormalizeRows(MatrixBase<BaseFloat> *m) {
-  int32 rows = m->NumRows(), cols = m->NumCols();
-  std::vector<std::vector<double>> q(rows, std::vector<double>(cols));
-  for (int32 r = 0; r < rows; r++) {
-    std::vector<double> &x = q[r];
-    for (int32 c = 0; c < cols; c++) x[c] = (*m)(r, c);
-    for (int32 attempt = 0; attempt < 100; attempt++) {
-      for (int32 pass = 0; pass < 2; pass++)
-        for (int32 s = 0; s < r; s++) {
-          double dot = 0.0;
-          for (int32 c = 0; c < cols; c++) dot += x[c] * q[s][c];
-          for (int32 c = 0; c < cols; c++) x[c] -= dot * q[s][c];
-        }
-      double norm = 0.0;
-      for (int32 c = 0; c < cols; c++) norm += x[c] * x[c];
-      norm = std::sqrt(norm);
-      if (norm > 1.0e-10) {
-        for (int32 c = 0; c < cols; c++) x[c] /= norm;
-        break;
-      }
-      for (int32 c = 0; c < cols; c++) x[c] = RandGauss();
-    }
-    for (int32 c = 0; c < cols; c++) (*m)(r, c) = static_cast<BaseFloat>(x[c]);
-  }
 }
 
 // Rows with orthonormal rows, no zero row or column: row r has entries in
@@ -574,9 +545,7 @@ void OnlineNaturalGradient::Reorthogonalize(const VectorBase<BaseFloat> &d_t1,
   if (!ok) {
     NNET3_WARN << "Cholesky re-orthogonalization of the natural-gradient "
                << "subspace failed or was out of range; using Gram-Schmidt";
-    HostMatWrite<BaseFloat> W_view(W_t1);
-    OrthonormalizeRows(&*W_view);
-    W_view.Commit();
+    cu::OrthonormalizeRows(W_t1);
     W_t1->MulRowsVec(CuVector<BaseFloat>(sqrt_e_t1));
     return;
   }

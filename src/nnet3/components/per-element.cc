@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-update.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
 
@@ -575,15 +575,7 @@ void ScaleAndOffsetComponent::Backprop(
     // moved away from zero to magnitude at least 1e-4.
     CuVector<BaseFloat> scales_nonzero(scales_);
     const BaseFloat epsilon = 1.0e-04;
-    {
-      HostVecWrite<BaseFloat> nonzero_view(&scales_nonzero);
-      VectorBase<BaseFloat> &nonzero = *nonzero_view;
-      for (int32 i = 0; i < block_dim; i++) {
-        BaseFloat s = nonzero(i);
-        if (std::fabs(s) < epsilon) nonzero(i) = (s >= 0 ? epsilon : -epsilon);
-      }
-      nonzero_view.Commit();
-    }
+    cu::FloorMagnitude(epsilon, &scales_nonzero);
     scales_nonzero.InvertElements();
     CuMatrix<BaseFloat> in_value(out_value_view);
     in_value.AddVecToRows(-1.0, offsets_);

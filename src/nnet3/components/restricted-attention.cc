@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "base/io.h"
-#include "cudamatrix/cu-host-view.h"
+#include "cudamatrix/cu-math-attention.h"
 #include "nnet3/components/attention.h"
 
 namespace nnet3 {
@@ -309,36 +309,11 @@ void RestrictedAttentionComponent::StoreStats(
   // Like Kaldi, only about two minibatches in three contribute (to save
   // time); the statistics are normalized by their own count.
   if (RandInt(0, 2) == 0) return;
-  // Host views: the statistics are gathered element by element.
-  HostMatRead<BaseFloat> w_host(memo->weights);
-  HostMatWrite<double> posterior_host(&posterior_stats_);
-  HostVecWrite<double> entropy_host(&entropy_stats_);
-  const MatrixBase<BaseFloat> &w = *w_host;
-  MatrixBase<double> &posterior_stats = *posterior_host;
-  VectorBase<double> &entropy_stats = *entropy_host;
-  const int32 rows = w.NumRows();
-  // Per (head, position) the weight sum and the -w log w sum, accumulated
-  // in single precision and then added to the double statistics.
-  Vector<BaseFloat> weight_sum(num_heads_ * context_dim_),
-      neg_wlogw_sum(num_heads_ * context_dim_);
-  for (int32 r = 0; r < rows; r++) {
-    const BaseFloat *row = w.RowData(r);
-    for (int32 c = 0; c < w.NumCols(); c++) {
-      BaseFloat x = row[c], floored = x < 1.0e-20f ? 1.0e-20f : x;
-      weight_sum(c) += x;
-      neg_wlogw_sum(c) -= x * std::log(floored);
-    }
-  }
-  for (int32 h = 0; h < num_heads_; h++) {
-    BaseFloat entropy = 0.0;
-    for (int32 p = 0; p < context_dim_; p++) {
-      posterior_stats(h, p) += weight_sum(h * context_dim_ + p);
-      entropy += neg_wlogw_sum(h * context_dim_ + p);
-    }
-    entropy_stats(h) += entropy;
-  }
-  posterior_host.Commit();
-  entropy_host.Commit();
+  // Per (head, position) the weight sum and the -w log w sum, formed in
+  // single precision and then added to the double statistics.
+  const int32 rows = memo->weights.NumRows();
+  cu::AccumulateAttentionStats(memo->weights, num_heads_, &posterior_stats_,
+                               &entropy_stats_);
   stats_count_ += rows;
 }
 

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "base/io.h"
-#include "cudamatrix/cu-host-view.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 

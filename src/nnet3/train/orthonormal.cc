@@ -5,7 +5,6 @@
 
 #include "base/log.h"
 #include "base/random.h"
-#include "cudamatrix/cu-host-view.h"
 #include "nnet3/components/affine.h"
 #include "nnet3/components/tdnn.h"
 
@@ -19,16 +18,13 @@ void ConstrainOrthonormalInternal(BaseFloat scale,
   P.AddMatMat(1.0, *M, kNoTrans, *M, kTrans, 0.0);
   BaseFloat update_speed = 0.125;
   if (scale < 0.0) {
-    // Floating scale: the c^2 that best fits P's eigenvalues.
-    double trace_p = 0.0;
-    HostMatRead<BaseFloat> P_view(P);
-    const MatrixBase<BaseFloat> &P_host = *P_view;
-    for (int32 i = 0; i < rows; i++) trace_p += P_host(i, i);
-    double trace_pp = TraceMatMat(P, P, kTrans);
-    scale = static_cast<BaseFloat>(std::sqrt(trace_pp / trace_p));
+    // Floating scale: the c^2 that best fits P's eigenvalues (the traces
+    // in single precision, as Kaldi has them).
+    BaseFloat trace_p = P.Trace(), trace_pp = TraceMatMat(P, P, kTrans);
+    scale = std::sqrt(trace_pp / trace_p);
     // trace_pp * dim / trace_p^2 >= 1, with equality when all eigenvalues
     // are equal; when they are spread, slow down to stay stable.
-    double ratio = trace_pp * rows / (trace_p * trace_p);
+    BaseFloat ratio = trace_pp * rows / (trace_p * trace_p);
     NNET3_ASSERT(ratio > 0.99);
     if (ratio > 1.02) {
       update_speed *= 0.5;
