@@ -3,16 +3,23 @@
 // sparse targets and one-hot inputs) in the memory of the computing backend,
 // with the operations networks need from it. Included by cu-matrix.h.
 //
-// The rows are kept on the host on both backends; with device operands the
-// operations upload the stored elements as (row, column, value) triplets
-// (three small arrays, NumElements() long) and run the sparse kernels.
+// The rows are kept on the host on both backends. The first operation with
+// a device operand uploads the stored elements as (row, column, value)
+// triplets (three arrays, NumElements() long, in row order), which the
+// object then keeps as its device layout for every later device operation
+// (an objective uses the same targets for its value and its derivative);
+// copies share it.
 //
 // Invariants: the same rows as the host SparseMatrix it was made from;
-// Smat() is that host matrix.
+// Smat() is that host matrix; the device triplets, when present, are those
+// rows: every change of the rows (CopyFromSmat, Swap, Read) drops them.
+// The triplets are made inside const operations, so one object must not be
+// used by two threads at once on a GPU (GPU tools compute on one thread).
 #ifndef NNET3_CUDAMATRIX_CU_SPARSE_MATRIX_H_
 #define NNET3_CUDAMATRIX_CU_SPARSE_MATRIX_H_
 
 #include <istream>
+#include <memory>
 #include <ostream>
 #include <utility>
 #include <vector>
@@ -34,10 +41,21 @@ class CuSparseMatrix {
   Real Sum() const { return smat_.Sum(); }
   Real FrobeniusNorm() const { return smat_.FrobeniusNorm(); }
 
-  void CopyFromSmat(const SparseMatrix<Real> &smat) { smat_ = smat; }
+  void CopyFromSmat(const SparseMatrix<Real> &smat) {
+    smat_ = smat;
+    device_.reset();
+  }
   void CopyToSmat(SparseMatrix<Real> *smat) const { *smat = smat_; }
-  void Swap(SparseMatrix<Real> *smat) { smat_.Swap(smat); }
-  void Swap(CuSparseMatrix<Real> *other) { smat_.Swap(&other->smat_); }
+  void Swap(SparseMatrix<Real> *smat) {
+    smat_.Swap(smat);
+    device_.reset();
+  }
+  void Swap(CuSparseMatrix<Real> *other) {
+    smat_.Swap(&other->smat_);
+    device_.swap(other->device_);
+  }
+  // Whether the device triplets have been made (for tests).
+  bool HasDeviceLayout() const { return device_ != nullptr; }
 
   // dst = op(this).
   void CopyToMat(CuMatrixBase<Real> *dst,
@@ -69,8 +87,7 @@ class CuSparseMatrix {
     else
       NNET3_ASSERT(A.NumRows() == NumCols() && A.NumCols() == NumRows());
     if (NumElements() == 0) return Real(0);
-    cu_backend::Scope device(true);
-    Triplets t(smat_);
+    const Triplets &t = DeviceTriplets();
     return cu_backend::Ops<Real>().TraceMatSparse(
         A.Dev(), t.rows.Data(), t.cols.Data(), t.values.Data(),
         t.values.Dim(), trans);
@@ -80,10 +97,13 @@ class CuSparseMatrix {
   const SparseMatrix<Real> &Smat() const { return smat_; }
 
   void Write(std::ostream &os, bool binary) const { smat_.Write(os, binary); }
-  void Read(std::istream &is, bool binary) { smat_.Read(is, binary); }
+  void Read(std::istream &is, bool binary) {
+    device_.reset();
+    smat_.Read(is, binary);
+  }
 
  private:
-  // The stored elements as device arrays (made where Cu objects live now).
+  // The stored elements as device arrays.
   struct Triplets {
     CuArray<int32> rows, cols;
     CuArray<Real> values;
@@ -114,14 +134,23 @@ class CuSparseMatrix {
   void AddOnDevice(Real alpha, CuMatrixBase<Real> *dst,
                    MatrixTransposeType trans) const {
     if (NumElements() == 0) return;
-    cu_backend::Scope device(true);
-    Triplets t(smat_);
+    const Triplets &t = DeviceTriplets();
     cu_backend::Ops<Real>().AddSparseToMat(dst->Dev(), alpha, t.rows.Data(),
                                            t.cols.Data(), t.values.Data(),
                                            t.values.Dim(), trans);
   }
 
+  // The device layout, made on first use.
+  const Triplets &DeviceTriplets() const {
+    if (device_ == nullptr) {
+      cu_backend::Scope device(true);
+      device_ = std::make_shared<const Triplets>(smat_);
+    }
+    return *device_;
+  }
+
   SparseMatrix<Real> smat_;
+  mutable std::shared_ptr<const Triplets> device_;
 };
 
 template <typename Real>

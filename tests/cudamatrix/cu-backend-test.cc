@@ -384,6 +384,16 @@ TYPED_TEST(CuBackendTest, BroadcastsAndBlas) {
     CuMatrix<R> t(x.c, x.r);
     s.AddToMat(2.0, &t, kTrans);
     x.A->AddMat(1.0, t, kTrans);
+    // New rows after device use: the device layout must follow them.
+    for (auto &row : rows)
+      for (auto &e : row) e.second = -2 * e.second + 1;
+    s.CopyFromSmat(SparseMatrix<R>(x.c, rows));
+    x.B->AddSmat(1.0, s);
+    SparseMatrix<R> swapped(host);
+    s.Swap(&swapped);
+    x.B->AddSmat(0.25, s);
+    CuSparseMatrix<R> copy(s);
+    x.results.push_back(TraceMatSmat(*x.B, copy, kTrans));
   });
 }
 
@@ -810,6 +820,20 @@ TEST(CuBackendPlaces, ObjectsKeepTheirPlaceAndMixingIsRefused) {
   EXPECT_TRUE(empty.OnDevice());
   empty.Resize(0, 0);
   EXPECT_TRUE(empty.OnDevice());
+  // A sparse matrix uploads its elements once, on its first device
+  // operation, and drops them when its rows change.
+  std::vector<std::vector<std::pair<MatrixIndexT, float>>> rows(3);
+  rows[0].push_back(std::make_pair(1, 2.0f));
+  rows[2].push_back(std::make_pair(3, 1.0f));
+  CuSparseMatrix<float> s{SparseMatrix<float>(4, rows)};
+  EXPECT_FALSE(s.HasDeviceLayout());
+  CuMatrix<float> d(3, 4);
+  s.AddToMat(1.0, &d);
+  EXPECT_TRUE(s.HasDeviceLayout());
+  EXPECT_EQ(TraceMatSmat(d, s, kTrans), 5.0f);
+  EXPECT_EQ(d.Download()(0, 1), 2.0f);
+  s.CopyFromSmat(SparseMatrix<float>(4, rows));
+  EXPECT_FALSE(s.HasDeviceLayout());
 }
 
 }  // namespace
