@@ -17,12 +17,6 @@ namespace {
 // the repair terms are divided by it.
 const BaseFloat kRepairProbability = 0.5;
 
-// 1.0 where v(i) > 0, else 0.0 (as an in-place operation on a float vector).
-void Heaviside(VectorBase<BaseFloat> *v) {
-  for (MatrixIndexT i = 0; i < v->Dim(); i++)
-    (*v)(i) = ((*v)(i) > 0.0f ? 1.0f : 0.0f);
-}
-
 template <class C>
 C *CastUpdate(Component *to_update) {
   if (to_update == nullptr) return nullptr;
@@ -106,17 +100,17 @@ std::string NonlinearComponent::Info() const {
        << (num_dims_processed_ > 0
                ? num_dims_self_repaired_ / num_dims_processed_
                : 0);
-    Vector<BaseFloat> value_avg(value_sum_);
+    Vector<BaseFloat> value_avg(value_sum_.Download());
     value_avg.Scale(1.0 / count_);
     os << ", value-avg=" << SummarizeVector(value_avg);
     if (deriv_sum_.Dim() == dim_) {
-      Vector<BaseFloat> deriv_avg(deriv_sum_);
+      Vector<BaseFloat> deriv_avg(deriv_sum_.Download());
       deriv_avg.Scale(1.0 / count_);
       os << ", deriv-avg=" << SummarizeVector(deriv_avg);
     }
   }
   if (oderiv_count_ > 0 && oderiv_sumsq_.Dim() == dim_) {
-    Vector<double> rms(oderiv_sumsq_);
+    Vector<double> rms(oderiv_sumsq_.Download());
     rms.Scale(1.0 / oderiv_count_);
     rms.ApplyFloor(0.0);
     rms.ApplyPow(0.5);
@@ -130,7 +124,7 @@ void NonlinearComponent::StoreStatsInternal(
     const CuMatrixBase<BaseFloat> &out_value,
     const CuMatrixBase<BaseFloat> *deriv) {
   NNET3_ASSERT(out_value.NumCols() == dim_);
-  // Column sums on the computing backend, accumulated on the host.
+  // Column sums, accumulated where the computation runs.
   CuVector<BaseFloat> value_sums(dim_), deriv_sums;
   value_sums.AddRowSumMat(1.0, out_value, 0.0);
   if (deriv != nullptr) {
@@ -157,18 +151,13 @@ void NonlinearComponent::AddStats(int32 num_rows,
     value_sum_.SetZero();
   }
   count_ += num_rows;
-  Vector<BaseFloat> host_temp(dim_);
-  value_sums.CopyToVec(&host_temp);
-  value_sum_.AddVec(1.0, host_temp);
-  if (deriv_sums != nullptr) {
-    deriv_sums->CopyToVec(&host_temp);
-    deriv_sum_.AddVec(1.0, host_temp);
-  }
+  value_sum_.AddVec(1.0, value_sums);
+  if (deriv_sums != nullptr) deriv_sum_.AddVec(1.0, *deriv_sums);
 }
 
 bool NonlinearComponent::FindSaturatedDims(BaseFloat default_lower_threshold,
                                            NonlinearComponent *to_update,
-                                           Vector<BaseFloat> *saturated) const {
+                                           CuVector<BaseFloat> *saturated) const {
   to_update->num_dims_processed_ += dim_;
   if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_ ||
       RandUniform() > kRepairProbability)
@@ -187,7 +176,7 @@ bool NonlinearComponent::FindSaturatedDims(BaseFloat default_lower_threshold,
   saturated->Resize(dim_);
   saturated->AddVec(-1.0, deriv_sum_);
   saturated->Add(lower_threshold);
-  Heaviside(saturated);
+  saturated->ApplyHeaviside();
   to_update->num_dims_self_repaired_ += saturated->Sum();
   return true;
 }
@@ -214,9 +203,7 @@ bool NonlinearComponent::WantBackpropStats() {
 void NonlinearComponent::AddBackpropStats(
     int32 num_rows, const CuVectorBase<BaseFloat> &sumsq) {
   NNET3_ASSERT(sumsq.Dim() == dim_ && oderiv_sumsq_.Dim() == dim_);
-  Vector<BaseFloat> host_temp(dim_);
-  sumsq.CopyToVec(&host_temp);
-  oderiv_sumsq_.AddVec(1.0, host_temp);
+  oderiv_sumsq_.AddVec(1.0, sumsq);
   oderiv_count_ += num_rows;
 }
 
@@ -276,10 +263,12 @@ void NonlinearComponent::Read(std::istream &is, bool binary) {
   Vector<BaseFloat> temp;
   ExpectToken(is, binary, "<ValueAvg>");
   temp.Read(is, binary);
-  value_sum_ = Vector<double>(temp);
+  value_sum_.Resize(temp.Dim(), kUndefined);
+  value_sum_.CopyFromVec(temp);
   ExpectToken(is, binary, "<DerivAvg>");
   temp.Read(is, binary);
-  deriv_sum_ = Vector<double>(temp);
+  deriv_sum_.Resize(temp.Dim(), kUndefined);
+  deriv_sum_.CopyFromVec(temp);
   ExpectToken(is, binary, "<Count>");
   ReadBasicType(is, binary, &count_);
   value_sum_.Scale(count_);
@@ -291,7 +280,8 @@ void NonlinearComponent::Read(std::istream &is, bool binary) {
   oderiv_count_ = 0.0;
   if (token == "<OderivRms>") {
     temp.Read(is, binary);
-    oderiv_sumsq_ = Vector<double>(temp);
+    oderiv_sumsq_.Resize(temp.Dim(), kUndefined);
+    oderiv_sumsq_.CopyFromVec(temp);
     ExpectToken(is, binary, "<OderivCount>");
     ReadBasicType(is, binary, &oderiv_count_);
     oderiv_sumsq_.ApplyPow(2.0);
@@ -338,17 +328,17 @@ void NonlinearComponent::Write(std::ostream &os, bool binary) const {
   }
   // Count-normalized, in single precision, as Kaldi writes them.
   WriteToken(os, binary, "<ValueAvg>");
-  Vector<BaseFloat> temp(value_sum_);
+  Vector<BaseFloat> temp(value_sum_.Download());
   if (count_ != 0.0) temp.Scale(1.0 / count_);
   temp.Write(os, binary);
   WriteToken(os, binary, "<DerivAvg>");
-  temp = Vector<BaseFloat>(deriv_sum_);
+  temp = Vector<BaseFloat>(deriv_sum_.Download());
   if (count_ != 0.0) temp.Scale(1.0 / count_);
   temp.Write(os, binary);
   WriteToken(os, binary, "<Count>");
   WriteBasicType(os, binary, count_);
   WriteToken(os, binary, "<OderivRms>");
-  temp = Vector<BaseFloat>(oderiv_sumsq_);
+  temp = Vector<BaseFloat>(oderiv_sumsq_.Download());
   if (oderiv_count_ != 0.0) temp.Scale(1.0 / oderiv_count_);
   temp.ApplyFloor(0.0);
   temp.ApplyPow(0.5);
@@ -405,9 +395,8 @@ void SigmoidComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                        SigmoidComponent *to_update) const {
   // The sigmoid's derivative is at most 0.25; below 0.05 on average a unit
   // counts as saturated.
-  Vector<BaseFloat> saturated_host;
-  if (!FindSaturatedDims(0.05, to_update, &saturated_host)) return;
-  const CuVector<BaseFloat> saturated(saturated_host);
+  CuVector<BaseFloat> saturated;
+  if (!FindSaturatedDims(0.05, to_update, &saturated)) return;
   // in_deriv += -scale/p * (2 y - 1) on those dimensions.
   in_deriv->AddMatDiagVec(-2.0 * self_repair_scale_ / kRepairProbability,
                           out_value, kNoTrans, saturated);
@@ -458,9 +447,8 @@ void TanhComponent::RepairGradients(const CuMatrixBase<BaseFloat> &out_value,
                                     TanhComponent *to_update) const {
   // The tanh's derivative is at most 1; below 0.2 on average a unit counts
   // as saturated.
-  Vector<BaseFloat> saturated_host;
-  if (!FindSaturatedDims(0.2, to_update, &saturated_host)) return;
-  const CuVector<BaseFloat> saturated(saturated_host);
+  CuVector<BaseFloat> saturated;
+  if (!FindSaturatedDims(0.2, to_update, &saturated)) return;
   // in_deriv += -scale/p * y on those dimensions.
   in_deriv->AddMatDiagVec(-self_repair_scale_ / kRepairProbability, out_value,
                           kNoTrans, saturated);
@@ -508,13 +496,11 @@ void RectifiedLinearComponent::Backprop(
   // were separate steps (statistics first, then repair).
   CuVector<BaseFloat> sumsq;
   if (to_update->WantBackpropStats()) sumsq.Resize(dim_);
-  Vector<BaseFloat> repair_host;
   CuVector<BaseFloat> repair;
-  const bool repairing = RepairTerm(to_update, &repair_host);
-  if (repairing && block_dim_ == dim_) repair = repair_host;
+  const bool repairing = RepairTerm(to_update, &repair);
   cu::BackpropRectifiedLinearWithStats(
       out_value, out_deriv, sumsq.Dim() != 0 ? &sumsq : nullptr,
-      repair.Dim() != 0 ? &repair : nullptr, in_deriv);
+      repairing && block_dim_ == dim_ ? &repair : nullptr, in_deriv);
   if (sumsq.Dim() != 0)
     to_update->AddBackpropStats(out_deriv.NumRows(), sumsq);
   if (repairing && block_dim_ != dim_) {
@@ -524,12 +510,12 @@ void RectifiedLinearComponent::Backprop(
     CuSubMatrix<BaseFloat> reshaped(in_deriv->Data(),
                                     in_deriv->NumRows() * (dim_ / block_dim_),
                                     block_dim_, block_dim_);
-    reshaped.AddVecToRows(1.0, CuVector<BaseFloat>(repair_host), 1.0);
+    reshaped.AddVecToRows(1.0, repair, 1.0);
   }
 }
 
 bool RectifiedLinearComponent::RepairTerm(RectifiedLinearComponent *to_update,
-                                          Vector<BaseFloat> *repair) const {
+                                          CuVector<BaseFloat> *repair) const {
   const BaseFloat default_lower_threshold = 0.05,
                   default_upper_threshold = 0.95;
   if (self_repair_scale_ == 0.0 || count_ == 0.0 || deriv_sum_.Dim() != dim_)
@@ -549,27 +535,29 @@ bool RectifiedLinearComponent::RepairTerm(RectifiedLinearComponent *to_update,
            ? default_upper_threshold
            : self_repair_upper_threshold_) * count;
   // Derivative sums per block position (averaged over the blocks).
-  Vector<BaseFloat> stats(block_dim_);
+  CuVector<BaseFloat> stats(block_dim_, kUndefined);
   if (block_dim_ == dim_) {
     stats.CopyFromVec(deriv_sum_);
   } else {
-    Vector<double> avg(block_dim_);
+    CuVector<double> avg(block_dim_);
     int32 num_blocks = dim_ / block_dim_;
     for (int32 b = 0; b < num_blocks; b++)
-      for (int32 j = 0; j < block_dim_; j++)
-        avg(j) += deriv_sum_(b * block_dim_ + j);
+      avg.AddVec(1.0, deriv_sum_.Range(b * block_dim_, block_dim_));
     avg.Scale(block_dim_ * 1.0 / dim_);
     stats.CopyFromVec(avg);
   }
   // repair(j) = (stats <= lower ? 1 : 0) + (stats > upper ? -1 : 0), i.e.
-  // -( [stats > lower] + [stats > upper] - 1 ).
-  repair->Resize(block_dim_);
-  for (int32 j = 0; j < block_dim_; j++) {
-    BaseFloat above_lower = (stats(j) - lower_threshold > 0.0f ? 1.0f : 0.0f);
-    BaseFloat above_upper = (stats(j) - upper_threshold > 0.0f ? 1.0f : 0.0f);
-    (*repair)(j) = above_lower + above_upper - 1.0f;
-  }
-  Vector<BaseFloat> squared(*repair);
+  // [stats > lower] + [stats > upper] - 1 (negated by the scale below).
+  CuVector<BaseFloat> above_upper(stats);
+  above_upper.Add(-upper_threshold);
+  above_upper.ApplyHeaviside();
+  repair->Resize(block_dim_, kUndefined);
+  repair->CopyFromVec(stats);
+  repair->Add(-lower_threshold);
+  repair->ApplyHeaviside();
+  repair->AddVec(1.0, above_upper);
+  repair->Add(-1.0);
+  CuVector<BaseFloat> squared(*repair);
   squared.ApplyPow(2.0);
   to_update->num_dims_self_repaired_ += squared.Sum();
   repair->Scale(-self_repair_scale_ / kRepairProbability);

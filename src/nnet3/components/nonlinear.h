@@ -7,7 +7,8 @@
 // Invariants: dim > 0 and block-dim divides dim. Statistics are kept as sums
 // in double (value_sum_, deriv_sum_, oderiv_sumsq_) with their counts; they
 // are empty vectors until the first StoreStats()/Backprop with an update
-// target. Write() stores them count-normalized (ValueAvg, DerivAvg, and
+// target. The sums are Cu vectors, accumulated and read by self-repair
+// where the computation runs (on a GPU, without copies to the host). Write() stores them count-normalized (ValueAvg, DerivAvg, and
 // OderivRms = sqrt(sumsq / count)) as Kaldi does, and Read() multiplies the
 // counts back in, so a read/write round trip reproduces the bytes.
 // Self-repair (Sigmoid, Tanh, RectifiedLinear) adds Kaldi's repair terms to
@@ -48,9 +49,9 @@ class NonlinearComponent : public Component {
   int32 BlockDim() const { return block_dim_; }
   double Count() const { return count_; }
   double OderivCount() const { return oderiv_count_; }
-  const Vector<double> &ValueSum() const { return value_sum_; }
-  const Vector<double> &DerivSum() const { return deriv_sum_; }
-  const Vector<double> &OderivSumsq() const { return oderiv_sumsq_; }
+  const CuVector<double> &ValueSum() const { return value_sum_; }
+  const CuVector<double> &DerivSum() const { return deriv_sum_; }
+  const CuVector<double> &OderivSumsq() const { return oderiv_sumsq_; }
   double NumDimsSelfRepaired() const { return num_dims_self_repaired_; }
   double NumDimsProcessed() const { return num_dims_processed_; }
   // Direct initialization (tests, programmatic construction).
@@ -88,14 +89,14 @@ class NonlinearComponent : public Component {
   // given) and 0 elsewhere. Returns false when no repair happens this time.
   bool FindSaturatedDims(BaseFloat default_lower_threshold,
                          NonlinearComponent *to_update,
-                         Vector<BaseFloat> *saturated) const;
+                         CuVector<BaseFloat> *saturated) const;
 
   int32 dim_;
   int32 block_dim_;
-  Vector<double> value_sum_;
-  Vector<double> deriv_sum_;
+  CuVector<double> value_sum_;
+  CuVector<double> deriv_sum_;
   double count_;
-  Vector<double> oderiv_sumsq_;
+  CuVector<double> oderiv_sumsq_;
   double oderiv_count_;
   double num_dims_self_repaired_;
   double num_dims_processed_;
@@ -208,7 +209,7 @@ class RectifiedLinearComponent : public NonlinearComponent {
   // to_update, sets *repair (block_dim_ entries) to the amount to add to
   // each column of the input derivative and returns true.
   bool RepairTerm(RectifiedLinearComponent *to_update,
-                  Vector<BaseFloat> *repair) const;
+                  CuVector<BaseFloat> *repair) const;
 };
 
 // Row-wise softmax, floored at 1e-20 (as Kaldi does, so that a following

@@ -153,11 +153,11 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
         if (t == "TanhComponent") ds += 1 - y * y;
         if (t == "RectifiedLinearComponent") ds += (y > 0 ? 1 : 0);
       }
-      EXPECT_NEAR(nl->ValueSum()(j), vs, 1e-5) << type;
+      EXPECT_NEAR(nl->ValueSum().Download()(j), vs, 1e-5) << type;
       if (t == "SoftmaxComponent") {
         EXPECT_EQ(nl->DerivSum().Dim(), 0);
       } else {
-        EXPECT_NEAR(nl->DerivSum()(j), ds, 1e-5) << type;
+        EXPECT_NEAR(nl->DerivSum().Download()(j), ds, 1e-5) << type;
       }
     }
     // Backprop with an update target stores output-derivative stats on its
@@ -169,7 +169,7 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
     for (int32 j = 0; j < 4; j++) {
       double s = 0;
       for (int32 r = 0; r < 6; r++) s += double(od_h(r, j)) * od_h(r, j);
-      EXPECT_NEAR(nl->OderivSumsq()(j), s, 1e-4) << type;
+      EXPECT_NEAR(nl->OderivSumsq().Download()(j), s, 1e-4) << type;
     }
     // Scale / Add / ZeroStats act on all statistics.
     std::unique_ptr<Component> c2(c->Copy());
@@ -177,7 +177,7 @@ TEST(NonlinearTest, StoreStatsAgainstNaiveSums) {
     c2->Add(2.0, *c);
     auto *nl2 = dynamic_cast<NonlinearComponent *>(c2.get());
     EXPECT_NEAR(nl2->Count(), 15.0, 1e-9);
-    EXPECT_NEAR(nl2->ValueSum()(1), 2.5 * nl->ValueSum()(1), 1e-6);
+    EXPECT_NEAR(nl2->ValueSum().Download()(1), 2.5 * nl->ValueSum().Download()(1), 1e-6);
     c2->ZeroStats();
     EXPECT_EQ(nl2->Count(), 0.0);
   }
@@ -207,7 +207,7 @@ TEST(NonlinearTest, SelfRepairTerms) {
     // Expected repair vector per column (times the row-dependent factor).
     std::vector<double> problem(4);
     for (int32 j = 0; j < 4; j++) {
-      double avg = nl->DerivSum()(j) / nl->Count();
+      double avg = nl->DerivSum().Download()(j) / nl->Count();
       if (type == "SigmoidComponent") problem[j] = (avg < 0.05 ? 1 : 0);
       else if (type == "TanhComponent") problem[j] = (avg < 0.2 ? 1 : 0);
       else problem[j] = (avg <= 0.05 ? 1 : 0) - (avg > 0.95 ? 1 : 0);
