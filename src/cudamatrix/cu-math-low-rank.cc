@@ -197,6 +197,82 @@ Real SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks) {
   return row_squares.Sum();
 }
 
+namespace {
+
+// trace(0) = the sum of row_squares, on the device, without waiting.
+template <typename Real>
+void SumOnDevice(const CuVector<Real> &row_squares, CuVectorBase<Real> *trace) {
+  const int32 n = row_squares.Dim();
+  if (n == 0) {
+    trace->SetZero();
+    return;
+  }
+  cu_backend::Ops<Real>().AddColSumMat(
+      trace->DevV(), Real(1), cuda::DevMat<const Real>(row_squares.Data(), 1, n, n),
+      Real(0));
+}
+
+}  // namespace
+
+template <typename Real>
+void SubtractProjection(const CuMatrixBase<Real> &H,
+                        const CuMatrixBase<Real> &W, CuMatrixBase<Real> *X,
+                        CuVectorBase<Real> *trace) {
+  NNET3_ASSERT(trace->Dim() == 1);
+  if (!X->OnDevice()) {
+    trace->Set(SubtractProjection(H, W, X));
+    return;
+  }
+  X->Where(*trace, "SubtractProjection");
+  if (X->NumRows() != 0) {
+    NNET3_ASSERT(X->NumCols() == W.NumCols() && H.NumRows() == X->NumRows() &&
+                 H.NumCols() == W.NumRows());
+    X->AddMatMat(-1.0, H, kNoTrans, W, kNoTrans, 1.0);
+  }
+  SumOfSquares(*X, trace);
+}
+
+template <typename Real>
+void SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks,
+                  CuVectorBase<Real> *trace) {
+  NNET3_ASSERT(!blocks.empty() && trace->Dim() == 1);
+  if (!blocks[0].OnDevice()) {
+    trace->Set(SumOfSquares(blocks));
+    return;
+  }
+  blocks[0].Where(*trace, "SumOfSquares");
+  CuVector<Real> row_squares(blocks[0].NumRows());
+  for (const CuSubMatrix<Real> &b : blocks) {
+    NNET3_ASSERT(b.NumRows() == row_squares.Dim());
+    row_squares.AddDiagMat2(1.0, b, kNoTrans, 1.0);
+  }
+  SumOnDevice(row_squares, trace);
+}
+
+template <typename Real>
+void SumOfSquares(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace) {
+  NNET3_ASSERT(trace->Dim() == 1);
+  if (!M.OnDevice()) {
+    trace->Set(TraceMatMat(M, M, kTrans));
+    return;
+  }
+  M.Where(*trace, "SumOfSquares");
+  CuVector<Real> row_squares(M.NumRows(), kUndefined);
+  if (M.NumRows() != 0) row_squares.AddDiagMat2(1.0, M, kNoTrans, 0.0);
+  SumOnDevice(row_squares, trace);
+}
+
+#define NNET3_INSTANTIATE(Real)                                              \
+  template void SubtractProjection(const CuMatrixBase<Real> &,              \
+                                   const CuMatrixBase<Real> &,              \
+                                   CuMatrixBase<Real> *, CuVectorBase<Real> *); \
+  template void SumOfSquares(const std::vector<CuSubMatrix<Real> > &,       \
+                             CuVectorBase<Real> *);                         \
+  template void SumOfSquares(const CuMatrixBase<Real> &, CuVectorBase<Real> *);
+NNET3_INSTANTIATE(float)
+NNET3_INSTANTIATE(double)
+#undef NNET3_INSTANTIATE
+
 template float SumOfSquares(const std::vector<CuSubMatrix<float> > &);
 template double SumOfSquares(const std::vector<CuSubMatrix<double> > &);
 

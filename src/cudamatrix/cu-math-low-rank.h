@@ -12,6 +12,9 @@
 // SumOfSquares: the preconditioner's trace of an input given as column
 // blocks, with one read-back on a GPU.
 //
+// Each also has a form that leaves its result in a one-element Cu vector,
+// which on a GPU stays on the device (no wait).
+//
 // Invariants:
 //  - the result equals X.AddMatMat(-1, H, kNoTrans, W, kNoTrans, 1) and
 //    then TraceMatMat(X, X, kTrans) up to float rounding (the order of the
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "cudamatrix/cu-matrix.h"
+#include "cudamatrix/cu-vector.h"
 
 namespace nnet3 {
 namespace cu {
@@ -46,6 +50,21 @@ Real SubtractProjection(const CuMatrixBase<Real> &H,
 // device and read back once, whatever the number of blocks.
 template <typename Real>
 Real SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks);
+
+// The same three results written to a vector of dimension 1 instead of
+// returned. On the CPU the value is the one returned above; on a GPU it is
+// summed on the device and nothing waits, so that a caller that needs
+// several such values reads them back together, with one wait.
+template <typename Real>
+void SubtractProjection(const CuMatrixBase<Real> &H,
+                        const CuMatrixBase<Real> &W, CuMatrixBase<Real> *X,
+                        CuVectorBase<Real> *trace);
+template <typename Real>
+void SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks,
+                  CuVectorBase<Real> *trace);
+// tr(M M^T) (TraceMatMat(M, M, kTrans) on the CPU).
+template <typename Real>
+void SumOfSquares(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace);
 
 // Whether the host kernel is in use on this CPU (AVX-512 with FMA); when
 // false SubtractProjection takes the BLAS path. For tests and benchmarks.

@@ -631,6 +631,18 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
     blocks.push_back(x.B->ColRange(0, x.c));
     blocks.push_back(x.A->ColRange(0, (x.c + 1) / 2));
     x.results.push_back(cu::SumOfSquares(blocks));
+    // The forms that leave the result where the computation runs.
+    CuVector<R> slots(3);
+    CuSubVector<R> s0(slots, 0, 1), s1(slots, 1, 1), s2(slots, 2, 1);
+    cu::SumOfSquares(blocks, &s0);
+    cu::SumOfSquares(*x.B, &s1);
+    CuMatrix<R> w(2, x.c);
+    w.Set(0.5);
+    w.Row(1).CopyFromVec(x.vc);
+    CuMatrix<R> h(x.r, 2);
+    h.Set(0.25);
+    cu::SubtractProjection(h, w, x.C.get(), &s2);
+    for (int32 i = 0; i < 3; i++) x.results.push_back(slots.Download()(i));
   });
   CheckOp<R>("NormalizeAndPnorm", [](Operands<R> &x) {
     if (x.r == 0) return;

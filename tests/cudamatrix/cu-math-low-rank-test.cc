@@ -143,5 +143,30 @@ TEST(SumOfSquares, IsTheSumOverTheBlocks) {
   EXPECT_GT(expected, 100.0);
 }
 
+// The forms that leave their result in a one-element vector give, on the
+// CPU, exactly the value the returning forms give (the natural gradient
+// relies on this for unchanged results), and X is changed the same way.
+TEST(SumOfSquares, TheVectorFormsGiveTheReturnedValues) {
+  CuMatrix<float> m = Padded<float>(37, 21, 9);
+  const CuSubMatrix<float> inner = Inner(m);
+  std::vector<CuSubMatrix<float> > blocks;
+  blocks.push_back(inner.Range(0, 30, 0, 16));
+  blocks.push_back(inner.Range(3, 30, 5, 7));
+  CuVector<float> slots(3);
+  CuSubVector<float> s0(slots, 0, 1), s1(slots, 1, 1), s2(slots, 2, 1);
+  cu::SumOfSquares(blocks, &s0);
+  cu::SumOfSquares(inner, &s1);
+  CuMatrix<float> h = Padded<float>(37, 4, 3), w = Padded<float>(4, 21, 4);
+  CuMatrix<float> x1(inner), x2(inner);
+  const float returned = cu::SubtractProjection(Inner(h), Inner(w), &x1);
+  cu::SubtractProjection(Inner(h), Inner(w), &x2, &s2);
+  const Vector<float> got = slots.Download();
+  EXPECT_EQ(got(0), cu::SumOfSquares(blocks));
+  EXPECT_EQ(got(1), TraceMatMat(inner, inner, kTrans));
+  EXPECT_EQ(got(2), returned);
+  EXPECT_TRUE(x1.Equal(x2));
+  EXPECT_GT(got(2), 0.0f);
+}
+
 }  // namespace
 }  // namespace nnet3

@@ -201,9 +201,11 @@ void OnlineNaturalGradient::PreconditionDirections(CuMatrixBase<BaseFloat> *X,
   if (t_ == 0) Init(*X);
   NNET3_ASSERT(X->NumCols() == W_t_.NumCols());
   bool updating = Updating();
-  BaseFloat initial_product = TraceMatMat(*X, *X, kTrans);
-  BaseFloat final_product =
-      Step(updating, initial_product, X, nullptr, nullptr, nullptr);
+  // Without an update the first trace is read back with the second.
+  BaseFloat initial_product = 0.0;
+  if (updating) initial_product = TraceMatMat(*X, *X, kTrans);
+  BaseFloat final_product = Step(updating, &initial_product, !updating, X,
+                                 nullptr, nullptr, nullptr);
   if (scale != nullptr)
     *scale = initial_product <= 0.0
                  ? 1.0
@@ -258,17 +260,30 @@ void ProjectWithOnes(const std::vector<CuSubMatrix<BaseFloat> > &X,
 // tr(Y Y^T) for Y = [X, 1] - H W with H = [X, 1] W^T, from tr_x_xt =
 // tr([X, 1] [X, 1]^T): since [X, 1] W^T = H, that is tr_x_xt - 2 tr(H^T H)
 // + tr(H^T H W W^T). The terms cancel where the projection takes most of
-// [X, 1]; there the matrix is formed and its trace taken instead.
-BaseFloat TraceWithOnesRemoved(BaseFloat tr_x_xt,
+// [X, 1]; there the matrix is formed and its trace taken instead. With
+// tr_x_xt_pending, *tr_x_xt is computed here and comes back in the same
+// transfer as the products.
+BaseFloat TraceWithOnesRemoved(BaseFloat *tr_x_xt, bool tr_x_xt_pending,
                                const std::vector<CuSubMatrix<BaseFloat> > &X,
                                const CuMatrixBase<BaseFloat> &H,
                                const CuMatrixBase<BaseFloat> &W) {
   const int32 R = H.NumCols();
-  CuMatrix<BaseFloat> products(2 * R, R);  // H^T H, then W W^T: one transfer
+  // H^T H, then W W^T, then (if pending) the sum of squares of X in the
+  // first column of the last row: one transfer.
+  CuMatrix<BaseFloat> products(2 * R + (tr_x_xt_pending ? 1 : 0), R);
   products.RowRange(0, R).AddMatMat(1.0, H, kTrans, H, kNoTrans, 0.0);
   products.RowRange(R, R).AddMatMat(1.0, W, kNoTrans, W, kTrans, 0.0);
+  if (tr_x_xt_pending) {
+    CuSubVector<BaseFloat> sum_slot(products.Row(2 * R), 0, 1);
+    cu::SumOfSquares(X, &sum_slot);
+  }
   const Matrix<BaseFloat> p = products.Download();
-  double trace = tr_x_xt;
+  if (tr_x_xt_pending) {
+    *tr_x_xt = X[0].NumRows();
+    *tr_x_xt += p(2 * R, 0);
+  }
+  const BaseFloat tr_x_xt_value = *tr_x_xt;
+  double trace = tr_x_xt_value;
   for (int32 i = 0; i < R; i++) {
     trace -= 2.0 * p(i, i);
     for (int32 j = 0; j < R; j++)
@@ -276,7 +291,7 @@ BaseFloat TraceWithOnesRemoved(BaseFloat tr_x_xt,
   }
   // The float products carry errors of about 1e-6 of tr_x_xt: a result
   // above a tenth of it keeps a relative error near 1e-5 or better.
-  if (trace > 0.1 * tr_x_xt) return static_cast<BaseFloat>(trace);
+  if (trace > 0.1 * tr_x_xt_value) return static_cast<BaseFloat>(trace);
   CuMatrix<BaseFloat> Y = WithOnes(X);
   return cu::SubtractProjection(H, W, &Y);
 }
@@ -299,9 +314,14 @@ void OnlineNaturalGradient::PreconditionWithOnes(
   if (t_ == 0) Init(WithOnes(X));
   NNET3_ASSERT(NumBlockCols(X) + 1 == W_t_.NumCols());
   bool updating = Updating();
-  BaseFloat initial_product = X[0].NumRows();
-  initial_product += cu::SumOfSquares(X);
-  BaseFloat final_product = Step(updating, initial_product, nullptr, &X, H, W);
+  // Without an update the first trace is read back with the second.
+  BaseFloat initial_product = 0.0;
+  if (updating) {
+    initial_product = X[0].NumRows();
+    initial_product += cu::SumOfSquares(X);
+  }
+  BaseFloat final_product =
+      Step(updating, &initial_product, !updating, nullptr, &X, H, W);
   *scale = initial_product <= 0.0 ? 1.0
                                   : std::sqrt(initial_product / final_product);
   t_ += 1;
@@ -347,15 +367,17 @@ void OnlineNaturalGradient::ComputeEt(const VectorBase<BaseFloat> &d,
 }
 
 BaseFloat OnlineNaturalGradient::Step(
-    bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X,
+    bool updating, BaseFloat *tr_x_xt_ptr, bool tr_x_xt_pending,
+    CuMatrixBase<BaseFloat> *X,
     const std::vector<CuSubMatrix<BaseFloat> > *X_ones, CuMatrix<BaseFloat> *H,
     CuMatrix<BaseFloat> *W) {
   // The operand X_t: *X, or [*X_ones, 1] (D counts the column of ones).
   const bool ones = (X == nullptr);
   const int32 N = ones ? (*X_ones)[0].NumRows() : X->NumRows(),
               D = ones ? NumBlockCols(*X_ones) + 1 : X->NumCols(), R = rank_;
-  NNET3_ASSERT(R > 0 && R < D);
+  NNET3_ASSERT(R > 0 && R < D && !(updating && tr_x_xt_pending));
   const BaseFloat eta = Eta(N);
+  const BaseFloat tr_x_xt = *tr_x_xt_ptr;  // used when updating (known then)
   // The state at time t (copies: the members receive time t+1).
   CuMatrix<BaseFloat> W_t(W_t_);
   const BaseFloat rho_t = rho_t_;
@@ -369,8 +391,19 @@ BaseFloat OnlineNaturalGradient::Step(
   // X_t - H_t W_t (in place, or only its trace), and the trace of its
   // square; hands H_t and W_t to the caller of the unformed operand.
   auto subtract = [&]() -> BaseFloat {
-    if (!ones) return cu::SubtractProjection(H_t, W_t, X);
-    BaseFloat tr = TraceWithOnesRemoved(tr_x_xt, *X_ones, H_t, W_t);
+    if (!ones && !tr_x_xt_pending) return cu::SubtractProjection(H_t, W_t, X);
+    if (!ones) {
+      // Both traces where the computation runs, then one transfer.
+      CuVector<BaseFloat> traces(2, kUndefined);
+      CuSubVector<BaseFloat> before(traces, 0, 1), after(traces, 1, 1);
+      cu::SumOfSquares(*X, &before);
+      cu::SubtractProjection(H_t, W_t, X, &after);
+      const Vector<BaseFloat> t = traces.Download();
+      *tr_x_xt_ptr = t(0);
+      return t(1);
+    }
+    BaseFloat tr = TraceWithOnesRemoved(tr_x_xt_ptr, tr_x_xt_pending,
+                                        *X_ones, H_t, W_t);
     H->Swap(&H_t);
     W->Swap(&W_t);
     return tr;

@@ -105,9 +105,13 @@ class OnlineNaturalGradient {
   // Applies the current estimate to the operand and, if updating, computes
   // the next estimate from it. The operand is *X, changed in place, or,
   // when X is null, [column blocks of *X_ones, 1], left unformed; H and W
-  // (used only then) receive H_t and W_t. tr_x_xt is tr(X X^T) of the
-  // operand; returns that of the preconditioned operand.
-  BaseFloat Step(bool updating, BaseFloat tr_x_xt, CuMatrixBase<BaseFloat> *X,
+  // (used only then) receive H_t and W_t. *tr_x_xt is tr(X X^T) of the
+  // operand; returns that of the preconditioned operand. With
+  // tr_x_xt_pending (only when not updating, where nothing but the scale
+  // needs it) *tr_x_xt is not given but set, read back together with the
+  // result: one wait on a GPU instead of two.
+  BaseFloat Step(bool updating, BaseFloat *tr_x_xt, bool tr_x_xt_pending,
+                 CuMatrixBase<BaseFloat> *X,
                  const std::vector<CuSubMatrix<BaseFloat> > *X_ones,
                  CuMatrix<BaseFloat> *H, CuMatrix<BaseFloat> *W);
   // e_i = 1 / (beta / d_i + 1), with its square root and inverse root.
