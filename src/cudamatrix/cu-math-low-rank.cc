@@ -262,7 +262,32 @@ void SumOfSquares(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace) {
   SumOnDevice(row_squares, trace);
 }
 
+template <typename Real>
+void SumOfSquares(const CuMatrixBase<Real> &M, const CuVectorBase<Real> &v,
+                  CuVectorBase<Real> *trace) {
+  NNET3_ASSERT(trace->Dim() == 1);
+  if (!M.OnDevice()) {
+    trace->Set(TraceMatMat(M, M, kTrans) + VecVec(v, v));
+    return;
+  }
+  M.Where(v, "SumOfSquares");
+  M.Where(*trace, "SumOfSquares");
+  // The rows' sums of squares, then v's in the last place.
+  const int32 rows = M.NumRows(), n = v.Dim();
+  CuVector<Real> row_squares(rows + 1);
+  if (rows != 0)
+    row_squares.Range(0, rows).AddDiagMat2(1.0, M, kNoTrans, 0.0);
+  if (n != 0) {
+    cu_backend::Scope device(true);
+    CuSubMatrix<Real> v_row(v.Data(), 1, n, n);
+    row_squares.Range(rows, 1).AddDiagMat2(1.0, v_row, kNoTrans, 0.0);
+  }
+  SumOnDevice(row_squares, trace);
+}
+
 #define NNET3_INSTANTIATE(Real)                                              \
+  template void SumOfSquares(const CuMatrixBase<Real> &,                    \
+                             const CuVectorBase<Real> &, CuVectorBase<Real> *); \
   template void SubtractProjection(const CuMatrixBase<Real> &,              \
                                    const CuMatrixBase<Real> &,              \
                                    CuMatrixBase<Real> *, CuVectorBase<Real> *); \

@@ -65,6 +65,12 @@ void SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks,
 // tr(M M^T) (TraceMatMat(M, M, kTrans) on the CPU).
 template <typename Real>
 void SumOfSquares(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace);
+// tr(M M^T) + v . v (TraceMatMat(M, M, kTrans) + VecVec(v, v) on the CPU):
+// the squared norm of an affine layer's parameters, for the trainer's
+// max-change, which reads every layer's back at once.
+template <typename Real>
+void SumOfSquares(const CuMatrixBase<Real> &M, const CuVectorBase<Real> &v,
+                  CuVectorBase<Real> *trace);
 
 // Whether the host kernel is in use on this CPU (AVX-512 with FMA); when
 // false SubtractProjection takes the BLAS path. For tests and benchmarks.

@@ -643,6 +643,8 @@ TYPED_TEST(CuBackendTest, ComponentFunctions) {
     h.Set(0.25);
     cu::SubtractProjection(h, w, x.C.get(), &s2);
     for (int32 i = 0; i < 3; i++) x.results.push_back(slots.Download()(i));
+    cu::SumOfSquares(*x.A, x.vc, &s0);
+    x.results.push_back(slots.Download()(0));
   });
   CheckOp<R>("NormalizeAndPnorm", [](Operands<R> &x) {
     if (x.r == 0) return;

@@ -166,6 +166,11 @@ TEST(SumOfSquares, TheVectorFormsGiveTheReturnedValues) {
   EXPECT_EQ(got(2), returned);
   EXPECT_TRUE(x1.Equal(x2));
   EXPECT_GT(got(2), 0.0f);
+  // A matrix and a vector together: TraceMatMat + VecVec.
+  CuVector<float> v(13), one(1);
+  v.SetRandn();
+  cu::SumOfSquares(inner, v, &one);
+  EXPECT_EQ(one.Download()(0), TraceMatMat(inner, inner, kTrans) + VecVec(v, v));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cudamatrix/cu-math-low-rank.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/parameter-stats.h"
 #include "util/stream.h"
@@ -241,6 +242,10 @@ BaseFloat AffineComponent::DotProduct(const UpdatableComponent &other_in) const 
       CastOrDie<AffineComponent>(other_in);
   return TraceMatMat(linear_params_, other.linear_params_, kTrans) +
          VecVec(bias_params_, other.bias_params_);
+}
+
+void AffineComponent::SquaredNorm(CuVectorBase<BaseFloat> *norm) const {
+  cu::SumOfSquares(linear_params_, bias_params_, norm);
 }
 
 void AffineComponent::Vectorize(VectorBase<BaseFloat> *params) const {
@@ -677,6 +682,10 @@ BaseFloat LinearComponent::DotProduct(const UpdatableComponent &other_in) const 
   const LinearComponent &other =
       CastOrDie<LinearComponent>(other_in);
   return TraceMatMat(params_, other.params_, kTrans);
+}
+
+void LinearComponent::SquaredNorm(CuVectorBase<BaseFloat> *norm) const {
+  cu::SumOfSquares(params_, norm);
 }
 
 void LinearComponent::Vectorize(VectorBase<BaseFloat> *params) const {

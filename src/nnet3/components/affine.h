@@ -71,6 +71,7 @@ class AffineComponent : public UpdatableComponent {
   void Add(BaseFloat alpha, const Component &other) override;
   void PerturbParams(BaseFloat stddev) override;
   BaseFloat DotProduct(const UpdatableComponent &other) const override;
+  void SquaredNorm(CuVectorBase<BaseFloat> *norm) const override;
   int32 NumParameters() const override {
     return (InputDim() + 1) * OutputDim();
   }
@@ -234,6 +235,7 @@ class LinearComponent : public UpdatableComponent {
   void Add(BaseFloat alpha, const Component &other) override;
   void PerturbParams(BaseFloat stddev) override;
   BaseFloat DotProduct(const UpdatableComponent &other) const override;
+  void SquaredNorm(CuVectorBase<BaseFloat> *norm) const override;
   int32 NumParameters() const override { return params_.NumRows() * params_.NumCols(); }
   void Vectorize(VectorBase<BaseFloat> *params) const override;
   void UnVectorize(const VectorBase<BaseFloat> &params) override;

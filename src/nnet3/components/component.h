@@ -188,6 +188,13 @@ class UpdatableComponent : public Component {
         l2_regularize_(0.0), is_gradient_(false), max_change_(0.0) {}
   // Dot product of the parameters with another component's of the same type.
   virtual BaseFloat DotProduct(const UpdatableComponent &other) const = 0;
+  // Sets (*norm)(0) (a vector of dimension 1) to DotProduct(*this). Types
+  // whose parameters are Cu matrices override it to leave the value where
+  // the computation runs (no wait on a GPU), so that the trainer reads all
+  // components' norms back at once.
+  virtual void SquaredNorm(CuVectorBase<BaseFloat> *norm) const {
+    norm->Set(DotProduct(*this));
+  }
   // Adds Gaussian noise of this stddev to the parameters.
   virtual void PerturbParams(BaseFloat stddev) = 0;
   virtual void SetUnderlyingLearningRate(BaseFloat lrate) {

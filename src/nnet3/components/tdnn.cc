@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "cudamatrix/cu-math-low-rank.h"
 #include "cudamatrix/cu-math-recurrent.h"
 #include "nnet3/components/convolution-io.h"
 #include "nnet3/components/parameter-stats.h"
@@ -529,6 +530,13 @@ BaseFloat TdnnComponent::DotProduct(const UpdatableComponent &other_in) const {
   BaseFloat ans = TraceMatMat(linear_params_, other->linear_params_, kTrans);
   if (bias_params_.Dim() != 0) ans += VecVec(bias_params_, other->bias_params_);
   return ans;
+}
+
+void TdnnComponent::SquaredNorm(CuVectorBase<BaseFloat> *norm) const {
+  if (bias_params_.Dim() != 0)
+    cu::SumOfSquares(linear_params_, bias_params_, norm);
+  else
+    cu::SumOfSquares(linear_params_, norm);
 }
 
 void TdnnComponent::Vectorize(VectorBase<BaseFloat> *params) const {

@@ -136,6 +136,7 @@ class TdnnComponent : public UpdatableComponent {
   void Add(BaseFloat alpha, const Component &other) override;
   void PerturbParams(BaseFloat stddev) override;
   BaseFloat DotProduct(const UpdatableComponent &other) const override;
+  void SquaredNorm(CuVectorBase<BaseFloat> *norm) const override;
   // Linear parameters (row by row) then the bias, if any.
   int32 NumParameters() const override {
     return linear_params_.NumRows() * linear_params_.NumCols() +

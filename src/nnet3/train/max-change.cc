@@ -26,6 +26,23 @@ bool UpdateNnetWithMaxChange(const Nnet &delta_nnet,
             max_change_of_min = 0.0;
   int32 num_active = 0;
   std::string name_of_min;
+  // Every component's squared norm first, read back together (one wait on
+  // a GPU instead of one or two per component).
+  Vector<BaseFloat> dots;
+  {
+    CuVector<BaseFloat> dots_cu(num_updatable);
+    int32 k = 0;
+    for (int32 c = 0; c < delta_nnet.NumComponents(); c++) {
+      const Component *comp = delta_nnet.GetComponent(c);
+      if (!(comp->Properties() & kUpdatableComponent)) continue;
+      const UpdatableComponent *uc =
+          dynamic_cast<const UpdatableComponent *>(comp);
+      NNET3_ASSERT(uc != nullptr);
+      CuSubVector<BaseFloat> slot(dots_cu, k++, 1);
+      uc->SquaredNorm(&slot);
+    }
+    dots = dots_cu.Download();
+  }
   int32 i = 0;
   for (int32 c = 0; c < delta_nnet.NumComponents(); c++) {
     const Component *comp = delta_nnet.GetComponent(c);
@@ -35,7 +52,7 @@ bool UpdateNnetWithMaxChange(const Nnet &delta_nnet,
     NNET3_ASSERT(uc != nullptr);
     BaseFloat max_change = uc->MaxChange();
     NNET3_ASSERT(max_change >= 0.0);
-    BaseFloat dot = uc->DotProduct(*uc);
+    BaseFloat dot = dots(i);
     BaseFloat norm = std::sqrt(dot) * std::abs(scale);
     if (max_change != 0.0 && norm > max_change * max_change_scale) {
       factors(i) = max_change * max_change_scale / norm;

@@ -122,6 +122,22 @@ TEST_P(EachComponent, IoRoundTripAndCopy) {
   EXPECT_EQ(WriteToString(*back, false), WriteToString(*c_, false));
 }
 
+// SquaredNorm (which the trainer's max-change reads for all components at
+// once) is DotProduct with itself, to the bit.
+TEST_P(EachComponent, SquaredNormIsTheDotProductWithItself) {
+  UpdatableComponent *uc = dynamic_cast<UpdatableComponent *>(c_.get());
+  if (uc == nullptr) GTEST_SKIP() << "not updatable";
+  uc->PerturbParams(0.5);  // nonzero parameters also where they start at 0
+  CuVector<BaseFloat> norm(3);
+  CuSubVector<BaseFloat> slot(norm, 1, 1);
+  uc->SquaredNorm(&slot);
+  const Vector<BaseFloat> got = norm.Download();
+  EXPECT_EQ(got(1), uc->DotProduct(*uc)) << GetParam();
+  EXPECT_GT(got(1), 0.0f) << GetParam();
+  EXPECT_EQ(got(0), 0.0f);  // nothing written beside the slot
+  EXPECT_EQ(got(2), 0.0f);
+}
+
 // Types whose output has kinks almost everywhere (finite differences do
 // not apply through the network; each has its own test against a naive
 // implementation).
