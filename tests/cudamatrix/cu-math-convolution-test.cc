@@ -15,13 +15,6 @@ namespace nnet3 {
 namespace {
 
 template <typename Real>
-CuMatrix<Real> RandomMat(int32 rows, int32 cols, RandomSource *rs) {
-  Matrix<Real> h(rows, cols);
-  h.SetRandn(rs);
-  return CuMatrix<Real>(h);
-}
-
-template <typename Real>
 class CuMathConvolutionTest : public ::testing::Test {};
 typedef ::testing::Types<float, double> RealTypes;
 TYPED_TEST_SUITE(CuMathConvolutionTest, RealTypes);
@@ -37,8 +30,12 @@ TYPED_TEST(CuMathConvolutionTest, TiledSumsAndAdditionMatchNaiveLoops) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " onto "
                                     << t.tile_rows << "x" << t.tile_cols);
     RandomSource rs(t.rows * 31 + t.cols);
-    CuMatrix<R> store = RandomMat<R>(t.rows + 2, t.cols + 3, &rs),
-                tile_store = RandomMat<R>(t.tile_rows + 1, t.tile_cols + 2, &rs);
+    // Views with strides wider than their columns.
+    Matrix<R> store_h(t.rows + 2, t.cols + 3),
+        tile_store_h(t.tile_rows + 1, t.tile_cols + 2);
+    store_h.SetRandn(&rs);
+    tile_store_h.SetRandn(&rs);
+    CuMatrix<R> store(store_h), tile_store(tile_store_h);
     CuSubMatrix<R> m(store, 1, t.rows, 2, t.cols),
         tile(tile_store, 1, t.tile_rows, 1, t.tile_cols);
     const Matrix<R> m0 = m.Download(), tile0 = tile.Download();

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "nnet3/train/nnet-arith.h"
 
@@ -26,30 +28,30 @@ bool UpdateNnetWithMaxChange(const Nnet &delta_nnet,
             max_change_of_min = 0.0;
   int32 num_active = 0;
   std::string name_of_min;
-  // Every component's squared norm first, read back together (one wait on
-  // a GPU instead of one or two per component).
-  Vector<BaseFloat> dots;
-  {
-    CuVector<BaseFloat> dots_cu(num_updatable);
-    int32 k = 0;
-    for (int32 c = 0; c < delta_nnet.NumComponents(); c++) {
-      const Component *comp = delta_nnet.GetComponent(c);
-      if (!(comp->Properties() & kUpdatableComponent)) continue;
-      const UpdatableComponent *uc =
-          dynamic_cast<const UpdatableComponent *>(comp);
-      NNET3_ASSERT(uc != nullptr);
-      CuSubVector<BaseFloat> slot(dots_cu, k++, 1);
-      uc->SquaredNorm(&slot);
-    }
-    dots = dots_cu.Download();
-  }
-  int32 i = 0;
+  // The updatable components (index c) in order.
+  std::vector<std::pair<int32, const UpdatableComponent *> > updatable;
   for (int32 c = 0; c < delta_nnet.NumComponents(); c++) {
     const Component *comp = delta_nnet.GetComponent(c);
     if (!(comp->Properties() & kUpdatableComponent)) continue;
     const UpdatableComponent *uc =
         dynamic_cast<const UpdatableComponent *>(comp);
     NNET3_ASSERT(uc != nullptr);
+    updatable.push_back(std::make_pair(c, uc));
+  }
+  // Every component's squared norm first, read back together (one wait on
+  // a GPU instead of one or two per component).
+  Vector<BaseFloat> dots;
+  {
+    CuVector<BaseFloat> dots_cu(num_updatable);
+    for (int32 k = 0; k < num_updatable; k++) {
+      CuSubVector<BaseFloat> slot(dots_cu, k, 1);
+      updatable[k].second->SquaredNorm(&slot);
+    }
+    dots = dots_cu.Download();
+  }
+  for (int32 i = 0; i < num_updatable; i++) {
+    const int32 c = updatable[i].first;
+    const UpdatableComponent *uc = updatable[i].second;
     BaseFloat max_change = uc->MaxChange();
     NNET3_ASSERT(max_change >= 0.0);
     BaseFloat dot = dots(i);
@@ -72,7 +74,6 @@ bool UpdateNnetWithMaxChange(const Nnet &delta_nnet,
       max_change_of_min = max_change;
     }
     delta_squared += factors(i) * factors(i) * dot;
-    i++;
   }
   BaseFloat param_delta = std::sqrt(delta_squared) * std::abs(scale);
   const BaseFloat limit = max_param_change * max_change_scale;

@@ -7,8 +7,11 @@
 #ifndef NNET3_TESTS_NNET3_COMPONENTS_COMPONENT_EXAMPLES_H_
 #define NNET3_TESTS_NNET3_COMPONENTS_COMPONENT_EXAMPLES_H_
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/testing.h"
 
@@ -90,6 +93,18 @@ inline const std::map<std::string, std::string> &ExampleConfigs() {
       {"DropoutMaskComponent", "output-dim=3 dropout-proportion=0.3"},
   };
   return configs;
+}
+
+// The types with an example, in name order (test parameters).
+inline std::vector<std::string> ExampleTypes() {
+  std::vector<std::string> types;
+  for (const auto &kv : ExampleConfigs()) types.push_back(kv.first);
+  return types;
+}
+
+// A test name of a parameterized test over ExampleTypes(): the type itself.
+inline std::string TypeParamName(const ::testing::TestParamInfo<std::string> &i) {
+  return i.param;
 }
 
 }  // namespace testing

@@ -145,17 +145,8 @@ TEST_P(EachComponentOnGpu, MatchesTheCpu) {
   }
 }
 
-std::vector<std::string> AllTypes() {
-  std::vector<std::string> types;
-  for (const auto &kv : ExampleConfigs()) types.push_back(kv.first);
-  return types;
-}
-
 INSTANTIATE_TEST_SUITE_P(Gpu, EachComponentOnGpu,
-                         ::testing::ValuesIn(AllTypes()),
-                         [](const ::testing::TestParamInfo<std::string> &i) {
-                           return i.param;
-                         });
+                         ::testing::ValuesIn(ExampleTypes()), TypeParamName);
 
 }  // namespace
 }  // namespace testing

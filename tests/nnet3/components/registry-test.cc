@@ -200,17 +200,8 @@ TEST_P(EachSimpleComponent, BackpropReadsOnlyWhatItDeclares) {
   EXPECT_TRUE(d1.Equal(d2)) << GetParam();
 }
 
-std::vector<std::string> AllTypes() {
-  std::vector<std::string> types;
-  for (const auto &kv : ExampleConfigs()) types.push_back(kv.first);
-  return types;
-}
-
 INSTANTIATE_TEST_SUITE_P(Registry, EachComponent,
-                         ::testing::ValuesIn(AllTypes()),
-                         [](const ::testing::TestParamInfo<std::string> &i) {
-                           return i.param;
-                         });
+                         ::testing::ValuesIn(ExampleTypes()), TypeParamName);
 
 std::vector<std::string> SimpleTypes() {
   std::vector<std::string> types;
@@ -226,10 +217,7 @@ std::vector<std::string> SimpleTypes() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EachSimpleComponent,
-                         ::testing::ValuesIn(SimpleTypes()),
-                         [](const ::testing::TestParamInfo<std::string> &i) {
-                           return i.param;
-                         });
+                         ::testing::ValuesIn(SimpleTypes()), TypeParamName);
 
 }  // namespace
 }  // namespace testing
