@@ -189,27 +189,25 @@ Real SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks) {
     for (const CuSubMatrix<Real> &b : blocks) sum += TraceMatMat(b, b, kTrans);
     return sum;
   }
-  CuVector<Real> row_squares(blocks[0].NumRows());
-  for (const CuSubMatrix<Real> &b : blocks) {
-    NNET3_ASSERT(b.NumRows() == row_squares.Dim());
-    row_squares.AddDiagMat2(1.0, b, kNoTrans, 1.0);
-  }
-  return row_squares.Sum();
+  CuVector<Real> sum(1, kUndefined);
+  SumOfSquares(blocks, &sum);
+  return sum.Download()(0);
 }
 
 namespace {
 
-// trace(0) = the sum of row_squares, on the device, without waiting.
+// trace(0) += the sum of squares of M's elements, on the device, without
+// waiting: the rows' sums of squares, then their sum.
 template <typename Real>
-void SumOnDevice(const CuVector<Real> &row_squares, CuVectorBase<Real> *trace) {
-  const int32 n = row_squares.Dim();
-  if (n == 0) {
-    trace->SetZero();
-    return;
-  }
+void AddSquaresOnDevice(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace) {
+  const int32 rows = M.NumRows();
+  if (rows == 0 || M.NumCols() == 0) return;
+  M.Where(*trace, "SumOfSquares");
+  CuVector<Real> row_squares(rows, kUndefined);
+  row_squares.AddDiagMat2(1.0, M, kNoTrans, 0.0);
   cu_backend::Ops<Real>().AddColSumMat(
-      trace->DevV(), Real(1), cuda::DevMat<const Real>(row_squares.Data(), 1, n, n),
-      Real(0));
+      trace->DevV(), Real(1),
+      cuda::DevMat<const Real>(row_squares.Data(), 1, rows, rows), Real(1));
 }
 
 }  // namespace
@@ -223,7 +221,6 @@ void SubtractProjection(const CuMatrixBase<Real> &H,
     trace->Set(SubtractProjection(H, W, X));
     return;
   }
-  X->Where(*trace, "SubtractProjection");
   if (X->NumRows() != 0) {
     NNET3_ASSERT(X->NumCols() == W.NumCols() && H.NumRows() == X->NumRows() &&
                  H.NumCols() == W.NumRows());
@@ -240,13 +237,11 @@ void SumOfSquares(const std::vector<CuSubMatrix<Real> > &blocks,
     trace->Set(SumOfSquares(blocks));
     return;
   }
-  blocks[0].Where(*trace, "SumOfSquares");
-  CuVector<Real> row_squares(blocks[0].NumRows());
+  trace->SetZero();
   for (const CuSubMatrix<Real> &b : blocks) {
-    NNET3_ASSERT(b.NumRows() == row_squares.Dim());
-    row_squares.AddDiagMat2(1.0, b, kNoTrans, 1.0);
+    NNET3_ASSERT(b.NumRows() == blocks[0].NumRows());
+    AddSquaresOnDevice(b, trace);
   }
-  SumOnDevice(row_squares, trace);
 }
 
 template <typename Real>
@@ -256,10 +251,8 @@ void SumOfSquares(const CuMatrixBase<Real> &M, CuVectorBase<Real> *trace) {
     trace->Set(TraceMatMat(M, M, kTrans));
     return;
   }
-  M.Where(*trace, "SumOfSquares");
-  CuVector<Real> row_squares(M.NumRows(), kUndefined);
-  if (M.NumRows() != 0) row_squares.AddDiagMat2(1.0, M, kNoTrans, 0.0);
-  SumOnDevice(row_squares, trace);
+  trace->SetZero();
+  AddSquaresOnDevice(M, trace);
 }
 
 template <typename Real>
@@ -271,18 +264,12 @@ void SumOfSquares(const CuMatrixBase<Real> &M, const CuVectorBase<Real> &v,
     return;
   }
   M.Where(v, "SumOfSquares");
-  M.Where(*trace, "SumOfSquares");
-  // The rows' sums of squares, then v's in the last place.
-  const int32 rows = M.NumRows(), n = v.Dim();
-  CuVector<Real> row_squares(rows + 1);
-  if (rows != 0)
-    row_squares.Range(0, rows).AddDiagMat2(1.0, M, kNoTrans, 0.0);
-  if (n != 0) {
+  trace->SetZero();
+  AddSquaresOnDevice(M, trace);
+  if (v.Dim() != 0) {
     cu_backend::Scope device(true);
-    CuSubMatrix<Real> v_row(v.Data(), 1, n, n);
-    row_squares.Range(rows, 1).AddDiagMat2(1.0, v_row, kNoTrans, 0.0);
+    AddSquaresOnDevice(CuSubMatrix<Real>(v.Data(), 1, v.Dim(), v.Dim()), trace);
   }
-  SumOnDevice(row_squares, trace);
 }
 
 #define NNET3_INSTANTIATE(Real)                                              \

@@ -171,6 +171,9 @@ TEST(SumOfSquares, TheVectorFormsGiveTheReturnedValues) {
   v.SetRandn();
   cu::SumOfSquares(inner, v, &one);
   EXPECT_EQ(one.Download()(0), TraceMatMat(inner, inner, kTrans) + VecVec(v, v));
+  // An empty vector (a TDNN layer without bias) adds nothing.
+  cu::SumOfSquares(inner, CuVector<float>(), &one);
+  EXPECT_EQ(one.Download()(0), TraceMatMat(inner, inner, kTrans));
 }
 
 }  // namespace

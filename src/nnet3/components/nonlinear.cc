@@ -557,9 +557,8 @@ bool RectifiedLinearComponent::RepairTerm(RectifiedLinearComponent *to_update,
   repair->ApplyHeaviside();
   repair->AddVec(1.0, above_upper);
   repair->Add(-1.0);
-  CuVector<BaseFloat> squared(*repair);
-  squared.ApplyPow(2.0);
-  to_update->num_dims_self_repaired_ += squared.Sum();
+  // The entries are 0, 1 or -1: the sum of squares counts the repaired dims.
+  to_update->num_dims_self_repaired_ += VecVec(*repair, *repair);
   repair->Scale(-self_repair_scale_ / kRepairProbability);
   return true;
 }

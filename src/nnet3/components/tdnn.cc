@@ -533,10 +533,7 @@ BaseFloat TdnnComponent::DotProduct(const UpdatableComponent &other_in) const {
 }
 
 void TdnnComponent::SquaredNorm(CuVectorBase<BaseFloat> *norm) const {
-  if (bias_params_.Dim() != 0)
-    cu::SumOfSquares(linear_params_, bias_params_, norm);
-  else
-    cu::SumOfSquares(linear_params_, norm);
+  cu::SumOfSquares(linear_params_, bias_params_, norm);  // bias may be empty
 }
 
 void TdnnComponent::Vectorize(VectorBase<BaseFloat> *params) const {
